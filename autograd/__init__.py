@@ -1,0 +1,43 @@
+"""autograd: reverse-mode automatic differentiation over NumPy.
+
+``Tensor`` records every operation applied to it into a directed acyclic graph; ``backward()``
+walks that graph in reverse topological order and applies each operation's local derivative
+(the chain rule, edge by edge)::
+
+    import autograd as ag
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    x.grad          # tensor([2., 4.])
+"""
+import numpy as np
+
+from .tensor import Tensor  # first: the operations import it  # isort: skip
+from . import functional
+from .creation import (arange, empty, eye, full, full_like, linspace, ones, ones_like, rand,
+                       randint, randn, randperm, tensor, zeros, zeros_like)
+from .engine import backward, grad
+from .function import Function, unbroadcast
+from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
+                        set_grad_enabled)
+from .gradcheck import GradcheckError, gradcheck
+from .ops.elementwise import (abs, cast, clamp, cos, elu, erf, exp, gelu, leaky_relu, log,
+                              maximum, minimum, pow, relu, sigmoid, sin, softplus, sqrt, tanh,
+                              where)
+from .ops.indexing import gather, getitem, index_select, masked_fill
+from .ops.linalg import linear, matmul
+from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, max, mean, min,
+                            norm, prod, softmax, std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
+                        reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
+from .random import generator, manual_seed
+
+float16, float32, float64 = np.float16, np.float32, np.float64
+int8, int16, int32, int64, uint8 = np.int8, np.int16, np.int32, np.int64, np.uint8
+bool_ = np.bool_
+clip = clamp
+concat = concatenate = cat
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)

@@ -1,0 +1,277 @@
+"""The backward engine: reverse-mode differentiation over the recorded graph.
+
+Vertices are the recorded operations (``Function`` nodes) and the leaf tensors that require a
+gradient. ``run`` works in two passes, both iterative (no recursion, so a graph a million nodes
+deep is fine):
+
+1. Count, for every vertex, how many edges lead into it from the part of the graph we start at
+   (how many consumers will send it a gradient).
+2. Kahn's algorithm: a vertex is *ready* once all its consumers have sent their gradient. Take a
+   ready node, sum of incoming gradients = dL/d(its output), call its ``backward`` to get one
+   gradient per input (the chain rule along each edge), send each to the input's vertex and
+   decrement that vertex's count. Leaves receive their total in ``.grad``.
+
+Every vertex is visited once and every edge once: O(vertices + edges).
+"""
+import numpy as np
+
+from .function import Function, _check_finite
+from .grad_mode import STATE, set_grad_enabled
+from .tensor import Tensor, as_array
+from .xp import tensor_namespace
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into ``leaf.grad`` for every leaf (or only ``inputs``)."""
+    roots, seeds = _seed(tensors, grad_tensors, create_graph, "backward")
+    only = None if inputs is None else {_vertex(t) for t in _as_list(inputs)}
+    run(roots, seeds, retain_graph or create_graph, create_graph, accumulate=True, only=only)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """Return d(outputs)/d(inputs) as a tuple, without touching any ``.grad``.
+
+    ``grad_outputs`` weights the outputs (the vector of a vector-Jacobian product); it may be
+    omitted for one-element outputs. With ``create_graph=True`` the results are differentiable.
+    """
+    inputs_list = _as_list(inputs)
+    for t in inputs_list:
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError("grad: every input must be a Tensor with requires_grad=True")
+    roots, seeds = _seed(outputs, grad_outputs, create_graph, "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = [_vertex(t) for t in inputs_list]
+    captured = run(roots, seeds, retain_graph, create_graph, accumulate=False,
+                   capture=set(targets))
+    result = []
+    for t, v in zip(inputs_list, targets):
+        g = captured.get(v)
+        if g is None and not allow_unused:
+            raise RuntimeError("grad: one of the inputs was not used to compute the outputs "
+                               "(its gradient would be None); pass allow_unused=True to get "
+                               "None for it")
+        result.append(g if g is None or isinstance(g, Tensor) else Tensor._make(g, None))
+    return tuple(result)
+
+
+def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None, only=None,
+        observer=None):
+    """The engine. ``roots``: vertices to start from, ``seeds``: their gradients.
+
+    ``accumulate``: add leaf gradients into ``.grad`` (only those in ``only`` if given).
+    ``capture``: vertices whose total gradient to return (``ag.grad``).
+    ``observer(node, input_index, grad)``: called for every edge's gradient (used by viz).
+    Returns the captured gradients as a dict vertex -> gradient.
+    """
+    deps = _count_dependencies(roots)
+    grads = {}
+    for r, s in zip(roots, seeds):
+        grads[r] = s if r not in grads else grads[r] + s
+    ready = [r for r in dict.fromkeys(roots) if r not in deps]
+    owned = set()       # vertices whose summed gradient buffer the engine itself allocated
+    handed = set()      # ids of arrays already given to a .grad (never give one out twice)
+    captured = {}
+    xp_tensor = tensor_namespace() if create_graph else None
+    anomaly = STATE.anomaly
+    with set_grad_enabled(create_graph):
+        while ready:
+            v = ready.pop()
+            g = grads.pop(v, None)
+            if not isinstance(v, Function):                 # a leaf tensor
+                if g is not None:
+                    g = _run_hooks(v._hooks, g)
+                    if capture is not None and v in capture:
+                        captured[v] = g
+                    if accumulate and (only is None or v in only):
+                        _accumulate_grad(v, g, create_graph, handed)
+                continue
+            node = v
+            parents = node.parents
+            if g is not None:
+                if node.hooks:
+                    g = _run_hooks(node.hooks, g)
+                if node.retained is not None:
+                    t = node.retained()
+                    if t is not None:
+                        _accumulate_grad(t, g, create_graph, handed)
+                if capture is not None and node in capture:
+                    captured[node] = g
+                in_grads = _call_backward(node, g, xp_tensor)
+                if anomaly:
+                    _check_finite(node, in_grads, "backward")
+            for i, p in enumerate(parents):
+                if p is None:
+                    continue
+                if g is not None:
+                    gi = in_grads[i]
+                    if gi is not None:
+                        if observer is not None:
+                            observer(node, i, gi)
+                        prev = grads.get(p)
+                        if prev is None:
+                            grads[p] = gi
+                        elif create_graph:
+                            grads[p] = prev + gi
+                        elif p in owned:
+                            prev += gi
+                        else:
+                            grads[p] = prev + gi
+                            owned.add(p)
+                left = deps[p] - 1
+                deps[p] = left
+                if left == 0:
+                    ready.append(p)
+            if not retain_graph:
+                _release(node)
+    return captured
+
+
+def _count_dependencies(roots):
+    """For every vertex below ``roots``: the number of graph edges that enter it."""
+    deps = {}
+    stack = [r for r in roots if isinstance(r, Function)]
+    seen_roots = set(stack)
+    while stack:
+        node = stack.pop()
+        for p in node.parents:
+            if p is None:
+                continue
+            if p in deps:
+                deps[p] += 1
+            else:
+                deps[p] = 1
+                if isinstance(p, Function) and p not in seen_roots:
+                    stack.append(p)
+    return deps
+
+
+def _call_backward(node, g, xp_tensor):
+    """Run one node's backward on the fast path (ndarrays) or the differentiable one."""
+    if node.released:
+        raise RuntimeError(
+            f"Trying to backward through the graph a second time: operation '{node.name}' "
+            f"already released the values it saved for backward. Pass retain_graph=True to the "
+            f"first backward() (or ag.grad) if you need to backward through it again.")
+    if node.saved:
+        _check_versions(node)
+    if xp_tensor is None:
+        out = node.backward(g)
+    else:
+        arrays = node.saved
+        node.xp, node.saved = xp_tensor, _saved_as_tensors(node)
+        try:
+            out = node.backward(g)
+        finally:
+            del node.xp
+            node.saved = arrays
+    return out if type(out) is tuple else (out,)
+
+
+def _saved_as_tensors(node):
+    """The saved arrays as graph-connected Tensors, for the differentiable backward: an input's
+    array becomes that input tensor, the output (``save(..., output=y)``) a tensor produced by
+    ``node`` itself; anything else is a constant."""
+    saved = node.saved
+    result = []
+    for k, s in enumerate(saved):
+        if node.saves_output and k == len(saved) - 1:
+            result.append(Tensor._make(s, node))
+            continue
+        for x in node.inputs:
+            if isinstance(x, Tensor) and x.data is s:
+                result.append(x)
+                break
+        else:
+            result.append(Tensor._make(s, None) if isinstance(s, np.ndarray) else s)
+    return tuple(result)
+
+
+def _check_versions(node):
+    """Raise if a tensor this node saved was changed in place after the forward pass."""
+    for x, version in zip(node.inputs, node.versions):
+        if isinstance(x, Tensor) and x._version != version and any(
+                s is x.data for s in node.saved):
+            raise RuntimeError(
+                f"One of the tensors needed by '{node.name}' for its backward (shape "
+                f"{x.shape}) was modified in place after the forward pass (its version is now "
+                f"{x._version}, it was {version}). Use an out-of-place operation, or clone() "
+                f"the tensor before changing it.")
+
+
+def _release(node):
+    """Free what the node saved for backward (retain_graph=False)."""
+    if node.saved:
+        node.saved = ()
+        node.released = True
+        node.inputs = ()
+
+
+def _run_hooks(hooks, g):
+    """Call tensor hooks in order; a hook returning a value replaces the gradient."""
+    if not hooks:
+        return g
+    for hook in list(hooks):
+        wrapped = g if isinstance(g, Tensor) else Tensor._make(g, None)
+        result = hook(wrapped)
+        if result is not None:
+            g = result if isinstance(g, Tensor) else as_array(result)
+    return g
+
+
+def _accumulate_grad(t, g, create_graph, handed):
+    """``t.grad += g``, with ``g`` of t's dtype and shape; never hands one array to two tensors."""
+    if create_graph:
+        gt = g if isinstance(g, Tensor) else Tensor._make(g, None)
+        t.grad = gt if t.grad is None else t.grad + gt
+        return
+    if g.shape != t.data.shape:
+        raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
+                           f"{t.data.shape}")
+    if t.grad is None:
+        if g.dtype != t.data.dtype or not g.flags.writeable or id(g) in handed:
+            g = g.astype(t.data.dtype, copy=True)
+        handed.add(id(g))
+        t.grad = Tensor._make(g, None)
+    else:
+        t.grad.data = t.grad.data + g
+
+
+def _vertex(t):
+    """The graph vertex a tensor's gradient is collected at: its node, or itself if a leaf."""
+    return t.grad_fn if t.grad_fn is not None else t
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _seed(tensors, grad_tensors, create_graph, op):
+    """Check the starting tensors and build their seed gradients (1 for scalars)."""
+    tensors = _as_list(tensors)
+    grad_list = [None] * len(tensors) if grad_tensors is None else _as_list(grad_tensors)
+    if len(grad_list) != len(tensors):
+        raise ValueError(f"{op}: got {len(grad_list)} gradients for {len(tensors)} tensors")
+    roots, seeds = [], []
+    for t, g in zip(tensors, grad_list):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"{op}: this tensor does not require grad and has no grad_fn, so there is "
+                f"nothing to differentiate. Create the inputs with requires_grad=True (and do "
+                f"not compute it under no_grad()).")
+        if g is None:
+            if t.data.size != 1:
+                raise RuntimeError(
+                    f"{op}: grad can be implicitly created only for scalar outputs, but this "
+                    f"tensor has shape {t.shape}. Pass gradient=<tensor of shape {t.shape}> "
+                    f"or reduce it first, e.g. y.sum().backward().")
+            g = np.ones(t.shape, dtype=t.dtype)
+        else:
+            g = np.asarray(g.data if isinstance(g, Tensor) else g, dtype=t.dtype)
+            if g.shape != t.shape:
+                raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
+                                   f"shape {t.shape}; they must match")
+        roots.append(_vertex(t))
+        seeds.append(Tensor._make(g, None) if create_graph else g)
+    return roots, seeds

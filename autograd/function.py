@@ -1,0 +1,141 @@
+"""``Function``: one recorded operation, i.e. one node of the compute graph.
+
+An operation is a subclass with two methods, written next to each other so the local derivative
+stands beside the forward computation::
+
+    class Mul(Function):
+        '''z = a * b;   dz/da = b,   dz/db = a'''
+        def forward(ctx, a, b):          # plain ndarrays in, ndarray out
+            ctx.save(a, b)               # what backward needs
+            return a * b
+
+        def backward(ctx, grad):         # dL/dz in, one dL/d(input) per input out
+            a, b = ctx.saved
+            return grad * b, grad * a
+
+``ctx`` is the node itself (an instance of the subclass). ``backward`` is written once for two
+paths:
+
+* the fast path (the default): ``grad`` and ``ctx.saved`` are ndarrays and ``ctx.xp`` is NumPy;
+  nothing is recorded and no Tensor is created;
+* ``create_graph=True``: ``grad`` and ``ctx.saved`` are Tensors and ``ctx.xp`` is
+  :mod:`autograd.xp`, whose functions are recorded operations, so the gradient itself becomes a
+  graph that can be differentiated again (higher-order derivatives).
+
+So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy directly on
+``grad`` or on a saved value. Values saved with ``ctx.save(*inputs, output=y)`` must be inputs
+of the forward or its output ``y``; anything else would be a constant in the differentiable path.
+"""
+import numpy as np
+
+from .grad_mode import STATE
+from .tensor import Tensor
+from .xp import NUMPY
+
+
+class Function:
+    """Base class of all operations. See the module docstring for how to write one."""
+
+    xp = NUMPY         # array namespace used by backward (replaced per node for create_graph)
+    saved = ()         # what forward saved for backward (arrays), released after backward
+    module = None      # path of the nn.Module that ran this operation, for viz
+    released = False   # True once backward has freed `saved` (retain_graph=False)
+    hooks = None       # hooks registered on the output tensor (it is not a leaf)
+    retained = None    # weakref to the output tensor when retain_grad() was called on it
+
+    # parents: one entry per input, the thing its gradient goes to: the Function that produced
+    #   it, the leaf Tensor itself, or None when that input needs no gradient.
+    # inputs / versions: the input tensors and their version counters, kept only when something
+    #   was saved, to detect in-place changes and to build the differentiable path.
+
+    saves_output = False  # True when the last saved value is the forward's own output
+
+    def save(ctx, *arrays, output=None):
+        """Keep input ``arrays`` (and the forward's ``output``, last) for backward."""
+        if output is None:
+            ctx.saved = arrays
+        else:
+            ctx.saved = arrays + (output,)
+            ctx.saves_output = True
+
+    @property
+    def name(self):
+        """The operation's name as shown in errors and pictures, e.g. ``Mul``."""
+        return type(self).__name__
+
+    def forward(ctx, *arrays, **attrs):  # pragma: no cover - every operation overrides it
+        raise NotImplementedError(f"{type(ctx).__name__} does not define forward")
+
+    def backward(ctx, grad):  # pragma: no cover - every operation overrides it
+        raise NotImplementedError(f"{type(ctx).__name__} does not define backward")
+
+    @classmethod
+    def apply(cls, *inputs, **attrs):
+        """Run the operation on ``inputs`` (Tensors or constants) and record it if needed.
+
+        Returns a Tensor. The node is recorded (``out.grad_fn``) only when grad mode is on and at
+        least one input requires a gradient.
+        """
+        ctx = cls()
+        arrays = [x.data if isinstance(x, Tensor) else x for x in inputs]
+        out = ctx.forward(*arrays, **attrs)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        state = STATE
+        if state.anomaly:
+            _check_finite(ctx, out, "forward")
+        if state.enabled:
+            parents = []
+            needed = False
+            for x in inputs:
+                if isinstance(x, Tensor) and x.requires_grad:
+                    parents.append(x.grad_fn or x)
+                    needed = True
+                else:
+                    parents.append(None)
+            if needed:
+                ctx.parents = parents
+                if ctx.saved:
+                    ctx.inputs = inputs
+                    ctx.versions = [x._version if isinstance(x, Tensor) else 0 for x in inputs]
+                if state.module is not None:
+                    ctx.module = state.module
+                return Tensor._make(out, ctx)
+        return Tensor._make(out, None)
+
+    def __repr__(self):
+        where = f" in {self.module}" if self.module else ""
+        return f"<{self.name}{where}>"
+
+
+def unbroadcast(grad, shape):
+    """Undo broadcasting: sum ``grad`` down to ``shape``.
+
+    If an input of shape ``shape`` was broadcast to the output's shape, every output element it
+    fed contributes to its gradient, so the gradient is the sum over the broadcast axes: the
+    leading axes broadcasting added, and the axes where ``shape`` has size 1. Works on ndarrays
+    and on Tensors alike. This is the one place the library undoes broadcasting.
+    """
+    if grad.shape == shape:
+        return grad
+    lead = len(grad.shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def _check_finite(ctx, value, phase):
+    """detect_anomaly: raise if ``value`` holds NaN or inf, naming the operation and module."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    for v in values:
+        if v is None:
+            continue
+        arr = v.data if isinstance(v, Tensor) else v
+        if np.issubdtype(np.asarray(arr).dtype, np.inexact) and not np.all(np.isfinite(arr)):
+            where = f" (in module '{ctx.module}')" if ctx.module else ""
+            raise RuntimeError(
+                f"detect_anomaly: operation '{ctx.name}'{where} produced NaN or inf in its "
+                f"{phase} pass (output shape {np.shape(arr)}). Check its inputs: e.g. log of a "
+                f"non-positive number, division by zero or overflow of exp.")

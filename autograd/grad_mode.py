@@ -1,0 +1,91 @@
+"""Grad mode: whether operations are recorded into the graph.
+
+The switches are thread-local, like PyTorch's: turning recording off in one thread never affects
+another. Each switch works as a context manager and as a decorator.
+"""
+import functools
+import threading
+
+
+class _State(threading.local):
+    """Per-thread switches read by every operation (class attributes are the defaults)."""
+    enabled = True          # record operations for backward?
+    anomaly = False         # check every forward/backward result for NaN/inf?
+    module = None           # path of the nn.Module currently running ("encoder.layers.0"), for viz
+
+
+STATE = _State()
+
+
+def is_grad_enabled():
+    """True when new operations are recorded into the graph (the default)."""
+    return STATE.enabled
+
+
+class _Switch:
+    """Base for a context manager that sets one field of STATE and restores it on exit."""
+    field = ""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        self.previous = getattr(STATE, self.field)
+        setattr(STATE, self.field, self.value)
+        return self
+
+    def __exit__(self, *exc):
+        setattr(STATE, self.field, self.previous)
+        return False
+
+    def __call__(self, fn):
+        """Use as a decorator: the whole call runs under this switch."""
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args()):
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def _args(self):
+        return (self.value,)
+
+
+class set_grad_enabled(_Switch):
+    """``with set_grad_enabled(False): ...`` turns graph recording off (or on) inside the block."""
+    field = "enabled"
+
+    def __init__(self, mode):
+        super().__init__(bool(mode))
+
+
+class no_grad(set_grad_enabled):
+    """Do not record operations: results have ``requires_grad=False``. Use for evaluation and
+    for parameter updates, which must not become part of the graph."""
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _args(self):
+        return ()
+
+
+class enable_grad(set_grad_enabled):
+    """Record operations again inside a ``no_grad`` block."""
+
+    def __init__(self):
+        super().__init__(True)
+
+    def _args(self):
+        return ()
+
+
+class detect_anomaly(_Switch):
+    """Check every forward result and every backward gradient for NaN/inf.
+
+    The first operation that produces one raises a RuntimeError naming the operation and, when
+    it ran inside an ``nn.Module``, the module path. Slow: use it to debug, not to train.
+    """
+    field = "anomaly"
+
+    def __init__(self, mode=True):
+        super().__init__(bool(mode))

@@ -1,0 +1,516 @@
+"""Elementwise operations. Binary ones broadcast; their backward undoes it with ``unbroadcast``.
+
+Each class docstring states the forward formula and its local derivative.
+"""
+import math
+
+import numpy as np
+
+from ..function import Function, unbroadcast
+from ..tensor import Tensor
+
+
+def _shape(x):
+    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+
+
+class Add(Function):
+    """z = a + b;   dz/da = 1,   dz/db = 1"""
+
+    def forward(ctx, a, b):
+        ctx.shapes = _shape(a), _shape(b)
+        return a + b
+
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        pa, pb = ctx.parents
+        return (unbroadcast(grad, sa) if pa is not None else None,
+                unbroadcast(grad, sb) if pb is not None else None)
+
+
+class Sub(Function):
+    """z = a - b;   dz/da = 1,   dz/db = -1"""
+
+    def forward(ctx, a, b):
+        ctx.shapes = _shape(a), _shape(b)
+        return a - b
+
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        pa, pb = ctx.parents
+        return (unbroadcast(grad, sa) if pa is not None else None,
+                unbroadcast(-grad, sb) if pb is not None else None)
+
+
+class Mul(Function):
+    """z = a * b;   dz/da = b,   dz/db = a"""
+
+    def forward(ctx, a, b):
+        ctx.save(a, b)
+        return a * b
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        pa, pb = ctx.parents
+        return (unbroadcast(grad * b, _shape(a)) if pa is not None else None,
+                unbroadcast(grad * a, _shape(b)) if pb is not None else None)
+
+
+class Div(Function):
+    """z = a / b;   dz/da = 1/b,   dz/db = -a/b² = -z/b"""
+
+    def forward(ctx, a, b):
+        ctx.save(a, b)
+        return a / b
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        pa, pb = ctx.parents
+        ga = grad / b
+        return (unbroadcast(ga, _shape(a)) if pa is not None else None,
+                unbroadcast(-ga * a / b, _shape(b)) if pb is not None else None)
+
+
+class Neg(Function):
+    """z = -a;   dz/da = -1"""
+
+    def forward(ctx, a):
+        return -a
+
+    def backward(ctx, grad):
+        return -grad
+
+
+class Pow(Function):
+    """z = a ** b;   dz/da = b a^(b-1),   dz/db = a^b log(a)   (b may be a constant)"""
+
+    def forward(ctx, a, b):
+        out = a ** b
+        ctx.save(a, b, output=out)
+        return out
+
+    def backward(ctx, grad):
+        a, b, out = ctx.saved
+        ga = gb = None
+        if ctx.parents[0] is not None:
+            ga = unbroadcast(grad * b * a ** (b - 1), _shape(a))
+        if ctx.parents[1] is not None:
+            # PyTorch's convention: the b-gradient is 0 where a == 0 (instead of 0 * log 0)
+            safe_log = ctx.xp.log(ctx.xp.where(a == 0, 1, a))
+            gb = unbroadcast(grad * out * safe_log, _shape(b))
+        return ga, gb
+
+
+class Exp(Function):
+    """y = exp(x);   dy/dx = exp(x) = y"""
+
+    def forward(ctx, x):
+        y = np.exp(x)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad * y
+
+
+class Log(Function):
+    """y = log(x);   dy/dx = 1/x"""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return np.log(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return grad / x
+
+
+class Sqrt(Function):
+    """y = √x;   dy/dx = 1/(2√x) = 1/(2y)"""
+
+    def forward(ctx, x):
+        y = np.sqrt(x)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad / (2 * y)
+
+
+class Abs(Function):
+    """y = |x|;   dy/dx = sign(x)   (0 at x = 0, as PyTorch)"""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return np.abs(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return grad * ctx.xp.sign(x)
+
+
+class Sin(Function):
+    """y = sin x;   dy/dx = cos x"""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return np.sin(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return grad * ctx.xp.cos(x)
+
+
+class Cos(Function):
+    """y = cos x;   dy/dx = -sin x"""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return np.cos(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return -grad * ctx.xp.sin(x)
+
+
+class Tanh(Function):
+    """y = tanh x;   dy/dx = 1 - y²"""
+
+    def forward(ctx, x):
+        y = np.tanh(x)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad * (1 - y * y)
+
+
+class Sigmoid(Function):
+    """y = σ(x) = 1/(1 + e^(-x));   dy/dx = y (1 - y)   (σ'(0) = 0.25)"""
+
+    def forward(ctx, x):
+        # Stable for large |x|: e^(-|x|) never overflows.
+        e = np.exp(-np.abs(x))
+        y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad * y * (1 - y)
+
+
+class Relu(Function):
+    """y = max(x, 0);   dy/dx = 1 if x > 0 else 0"""
+
+    def forward(ctx, x):
+        y = np.maximum(x, 0)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad * (y > 0)
+
+
+class LeakyRelu(Function):
+    """y = x if x > 0 else s·x;   dy/dx = 1 if x > 0 else s"""
+
+    def forward(ctx, x, negative_slope=0.01):
+        ctx.save(x)
+        ctx.slope = negative_slope
+        return np.where(x > 0, x, x * negative_slope)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return ctx.xp.where(x > 0, grad, grad * ctx.slope)
+
+
+class Elu(Function):
+    """y = x if x > 0 else α(eˣ - 1);   dy/dx = 1 if x > 0 else αeˣ = y + α"""
+
+    def forward(ctx, x, alpha=1.0):
+        ctx.save(x)
+        ctx.alpha = alpha
+        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        xp = ctx.xp
+        return grad * xp.where(x > 0, 1.0, ctx.alpha * xp.exp(xp.where(x > 0, 0.0, x)))
+
+
+class Softplus(Function):
+    """y = (1/β) log(1 + e^(βx)), and y = x where βx > threshold;   dy/dx = σ(βx)"""
+
+    def forward(ctx, x, beta=1.0, threshold=20.0):
+        ctx.save(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        bx = beta * x
+        return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        bx = ctx.beta * x
+        return grad * ctx.xp.where(bx > ctx.threshold, 1.0, ctx.xp.sigmoid(bx))
+
+
+class Erf(Function):
+    """y = erf(x) = 2/√π ∫₀ˣ e^(-t²) dt;   dy/dx = 2/√π e^(-x²)"""
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return erf_array(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return grad * (2 / math.sqrt(math.pi)) * ctx.xp.exp(-x * x)
+
+
+class Gelu(Function):
+    """y = x Φ(x), Φ the standard normal CDF = (1 + erf(x/√2))/2;   dy/dx = Φ(x) + x φ(x).
+
+    ``approximate="tanh"``: y = x/2 (1 + tanh(√(2/π)(x + 0.044715 x³))), as PyTorch.
+    """
+
+    def forward(ctx, x, approximate="none"):
+        ctx.save(x)
+        ctx.approximate = approximate
+        if approximate == "tanh":
+            return 0.5 * x * (1 + np.tanh(_GELU_K * (x + 0.044715 * x ** 3)))
+        return (0.5 * x * (1 + erf_array(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        xp = ctx.xp
+        if ctx.approximate == "tanh":
+            inner = _GELU_K * (x + 0.044715 * x ** 3)
+            t = xp.tanh(inner)
+            d_inner = _GELU_K * (1 + 3 * 0.044715 * x * x)
+            return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+        cdf = 0.5 * (1 + xp.erf(x * _SQRT_HALF))
+        pdf = xp.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+        return grad * (cdf + x * pdf)
+
+
+_SQRT_HALF = math.sqrt(0.5)
+_GELU_K = math.sqrt(2 / math.pi)
+_erf_scalar = None
+
+
+def erf_array(x):
+    """The error function elementwise: SciPy's when installed, else ``math.erf`` per element."""
+    global _erf_scalar
+    if _erf_scalar is None:
+        try:
+            from scipy.special import erf as scipy_erf
+            _erf_scalar = scipy_erf
+        except ImportError:  # pragma: no cover - scipy comes with the test extras
+            _erf_scalar = np.frompyfunc(math.erf, 1, 1)
+    return np.asarray(_erf_scalar(x), dtype=np.result_type(x, np.float32))
+
+
+class Maximum(Function):
+    """z = max(a, b);   the gradient goes to the larger input, split in half on ties (PyTorch)."""
+
+    def forward(ctx, a, b):
+        ctx.save(a, b)
+        return np.maximum(a, b)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        return _split_tie(ctx, grad, a, b, a > b)
+
+
+class Minimum(Function):
+    """z = min(a, b);   the gradient goes to the smaller input, split in half on ties (PyTorch)."""
+
+    def forward(ctx, a, b):
+        ctx.save(a, b)
+        return np.minimum(a, b)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        return _split_tie(ctx, grad, a, b, a < b)
+
+
+def _split_tie(ctx, grad, a, b, a_wins):
+    """Maximum/minimum backward: the winner's share of the gradient is 1, 0.5 on a tie."""
+    grad_a = grad * a_wins + (grad * 0.5) * (a == b)
+    pa, pb = ctx.parents
+    return (unbroadcast(grad_a, _shape(a)) if pa is not None else None,
+            unbroadcast(grad - grad_a, _shape(b)) if pb is not None else None)
+
+
+class Where(Function):
+    """z = a where cond else b;   dz/da = cond,   dz/db = not cond   (cond gets no gradient)"""
+
+    def forward(ctx, cond, a, b):
+        ctx.cond = cond
+        ctx.shapes = _shape(a), _shape(b)
+        return np.where(cond, a, b)
+
+    def backward(ctx, grad):
+        xp, cond = ctx.xp, ctx.cond
+        sa, sb = ctx.shapes
+        _, pa, pb = ctx.parents
+        return (None,
+                unbroadcast(xp.where(cond, grad, 0), sa) if pa is not None else None,
+                unbroadcast(xp.where(cond, 0, grad), sb) if pb is not None else None)
+
+
+class Clamp(Function):
+    """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (as PyTorch)"""
+
+    def forward(ctx, x, lo=None, hi=None):
+        ctx.save(x)
+        ctx.lo, ctx.hi = lo, hi
+        return np.clip(x, lo, hi)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        inside = np.ones(x.shape, dtype=bool)
+        raw = x.data if isinstance(x, Tensor) else x
+        if ctx.lo is not None:
+            inside &= raw >= ctx.lo
+        if ctx.hi is not None:
+            inside &= raw <= ctx.hi
+        return grad * inside
+
+
+class Cast(Function):
+    """y = x converted to another dtype;   dy/dx = 1 (the gradient is cast back)"""
+
+    def forward(ctx, x, dtype):
+        ctx.in_dtype = x.dtype
+        return x.astype(dtype)
+
+    def backward(ctx, grad):
+        return ctx.xp.astype(grad, ctx.in_dtype)
+
+
+class Clone(Function):
+    """y = a copy of x;   dy/dx = 1"""
+
+    def forward(ctx, x):
+        return x.copy()
+
+    def backward(ctx, grad):
+        return grad
+
+
+def cast(x, dtype):
+    """``x`` converted to ``dtype``; differentiable between floating-point dtypes."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    if x.requires_grad and not np.issubdtype(dtype, np.floating):
+        return Tensor._make(x.data.astype(dtype), None)
+    return Cast.apply(x, dtype=dtype)
+
+
+def clamp(x, min=None, max=None):
+    """Limit ``x`` to [min, max]; ``min``/``max`` may be numbers or Tensors."""
+    if min is None and max is None:
+        raise ValueError("clamp: give at least one of min and max")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is not None:
+            x = Maximum.apply(x, min)
+        return x if max is None else Minimum.apply(x, max)
+    return Clamp.apply(x, lo=min, hi=max)
+
+
+# ----------------------------------------------------------------------- public functions
+def exp(x):
+    """eˣ elementwise."""
+    return Exp.apply(x)
+
+
+def log(x):
+    """Natural logarithm elementwise."""
+    return Log.apply(x)
+
+
+def sqrt(x):
+    """√x elementwise."""
+    return Sqrt.apply(x)
+
+
+def abs(x):
+    """|x| elementwise."""
+    return Abs.apply(x)
+
+
+def sin(x):
+    return Sin.apply(x)
+
+
+def cos(x):
+    return Cos.apply(x)
+
+
+def tanh(x):
+    """tanh x = (eˣ - e⁻ˣ)/(eˣ + e⁻ˣ)."""
+    return Tanh.apply(x)
+
+
+def sigmoid(x):
+    """σ(x) = 1/(1 + e⁻ˣ)."""
+    return Sigmoid.apply(x)
+
+
+def relu(x):
+    """max(x, 0)."""
+    return Relu.apply(x)
+
+
+def leaky_relu(x, negative_slope=0.01):
+    """x for x > 0, negative_slope·x otherwise."""
+    return LeakyRelu.apply(x, negative_slope=negative_slope)
+
+
+def elu(x, alpha=1.0):
+    """x for x > 0, α(eˣ - 1) otherwise."""
+    return Elu.apply(x, alpha=alpha)
+
+
+def gelu(x, approximate="none"):
+    """x Φ(x) (Gaussian error linear unit); ``approximate="tanh"`` for the tanh form."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Gelu.apply(x, approximate=approximate)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    """(1/β) log(1 + e^(βx)), linear above ``threshold`` for stability (as PyTorch)."""
+    return Softplus.apply(x, beta=beta, threshold=threshold)
+
+
+def erf(x):
+    """The error function."""
+    return Erf.apply(x)
+
+
+def maximum(a, b):
+    """Elementwise maximum (broadcasting); ties share the gradient."""
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    """Elementwise minimum (broadcasting); ties share the gradient."""
+    return Minimum.apply(a, b)
+
+
+def where(condition, a, b):
+    """``a`` where ``condition`` is True, else ``b`` (all three broadcast)."""
+    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise TypeError(f"where: condition must be boolean, got {cond.dtype}")
+    return Where.apply(cond, a, b)
+
+
+def pow(a, b):
+    return Pow.apply(a, b)

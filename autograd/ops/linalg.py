@@ -1,0 +1,84 @@
+"""Matrix products."""
+import numpy as np
+
+from ..function import Function, unbroadcast
+
+
+class MatMul(Function):
+    """C = A @ B (batched, broadcasting batch dimensions; 1-D operands as in NumPy);
+    dL/dA = dL/dC @ Bᵀ,   dL/dB = Aᵀ @ dL/dC"""
+
+    def forward(ctx, a, b):
+        ctx.save(a, b)
+        return a @ b
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        pa, pb = ctx.parents
+        # Treat 1-D operands as a row (a) or a column (b) so one formula covers every case.
+        a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
+        b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
+        out2 = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
+        g2 = grad.reshape(out2)
+        ga = gb = None
+        if pa is not None:
+            ga = unbroadcast(g2 @ _mT(ctx.xp, b2), a2.shape).reshape(a.shape)
+        if pb is not None:
+            gb = unbroadcast(_mT(ctx.xp, a2) @ g2, b2.shape).reshape(b.shape)
+        return ga, gb
+
+
+def _mT(xp, x):
+    """Swap the last two axes."""
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return xp.transpose(x, axes)
+
+
+class Linear(Function):
+    """y = x Wᵀ + b (the fully connected layer, fused);  x: (..., in), W: (out, in), b: (out,)
+    dL/dx = g W,   dL/dW = gᵀ x (summed over the batch),   dL/db = Σ_batch g"""
+
+    def forward(ctx, x, weight, bias=None):
+        ctx.save(x, weight)
+        out = x @ weight.T
+        if bias is not None:
+            out += bias
+        return out
+
+    def backward(ctx, grad):
+        x, weight = ctx.saved
+        px, pw = ctx.parents[0], ctx.parents[1]
+        pb = ctx.parents[2] if len(ctx.parents) > 2 else None
+        g2 = grad.reshape((-1, grad.shape[-1]))
+        gx = (grad @ weight) if px is not None else None
+        gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if pw is not None else None
+        gb = g2.sum(axis=0) if pb is not None else None
+        return gx, gw, gb
+
+
+def matmul(a, b):
+    """Matrix product with NumPy's rules (1-D vectors, broadcast batch dimensions)."""
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) == 0 or len(sb) == 0:
+        raise ValueError(f"matmul: both operands need at least 1 dimension, got shapes {sa} "
+                         f"and {sb}; use * for scalars")
+    ka = sa[-1]
+    kb = sb[-2] if len(sb) > 1 else sb[0]
+    if ka != kb:
+        raise ValueError(f"matmul: shapes {sa} and {sb} do not match: the last dimension of "
+                         f"the first ({ka}) must equal the "
+                         f"{'second-to-last' if len(sb) > 1 else 'only'} dimension of the "
+                         f"second ({kb})")
+    return MatMul.apply(a, b)
+
+
+def linear(x, weight, bias=None):
+    """y = x Wᵀ + b, the fully connected layer; x (..., in), W (out, in), b (out,) -> (..., out)."""
+    if x.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear: input of shape {tuple(x.shape)} has {x.shape[-1]} features "
+                         f"but weight of shape {tuple(weight.shape)} expects {weight.shape[-1]}")
+    if bias is None:
+        return Linear.apply(x, weight)
+    return Linear.apply(x, weight, bias)
+

@@ -1,0 +1,292 @@
+"""Reductions along dimensions, and softmax / log-softmax.
+
+A reduction's backward spreads the output gradient back over the reduced axes: the gradient is
+first given back the reduced axes (size 1), then broadcast to the input's shape.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from ..args import normalize_dim, normalize_dims, pick
+from ..function import Function
+from ..tensor import Tensor
+
+MaxResult = namedtuple("MaxResult", ["values", "indices"])
+
+
+def _keepdims_shape(shape, axes):
+    """``shape`` with the reduced ``axes`` (None: all) set to 1."""
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _expand_grad(ctx, grad):
+    """Give the output gradient back the reduced axes and broadcast it to the input shape."""
+    return ctx.xp.broadcast_to(grad.reshape(ctx.kshape), ctx.in_shape)
+
+
+class Sum(Function):
+    """y = Σᵢ xᵢ over ``axis``;   dy/dxᵢ = 1 (the gradient is copied to every summed element)"""
+
+    def forward(ctx, x, axis=None, keepdims=False):
+        ctx.in_shape, ctx.kshape = x.shape, _keepdims_shape(x.shape, axis)
+        return x.sum(axis=axis, keepdims=keepdims)
+
+    def backward(ctx, grad):
+        return _expand_grad(ctx, grad)
+
+
+class Mean(Function):
+    """y = (1/n) Σᵢ xᵢ over ``axis``;   dy/dxᵢ = 1/n"""
+
+    def forward(ctx, x, axis=None, keepdims=False):
+        ctx.in_shape, ctx.kshape = x.shape, _keepdims_shape(x.shape, axis)
+        out = x.mean(axis=axis, keepdims=keepdims)
+        ctx.n = x.size // out.size if out.size else 1
+        return out
+
+    def backward(ctx, grad):
+        return _expand_grad(ctx, grad / ctx.n)
+
+
+class Amax(Function):
+    """y = max over ``axis``;   dy/dxᵢ = 1/k for the k elements equal to the max, else 0
+    (ties share the gradient evenly, as PyTorch's amax and max() without dim)."""
+
+    def forward(ctx, x, axis=None, keepdims=False, lowest=False):
+        out = (np.min if lowest else np.max)(x, axis=axis, keepdims=True)
+        ctx.save(x)
+        ctx.axis, ctx.out_keep = axis, out
+        ctx.in_shape, ctx.kshape = x.shape, out.shape
+        return out if keepdims else _drop_axes(out, axis)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        winners = (x.data if isinstance(x, Tensor) else x) == ctx.out_keep
+        share = (winners / winners.sum(axis=ctx.axis, keepdims=True)).astype(ctx.out_keep.dtype)
+        return _expand_grad(ctx, grad) * share
+
+
+def _drop_axes(out_keep, axis):
+    """Remove the size-1 reduced axes kept by ``keepdims=True``."""
+    return out_keep.reshape(()) if axis is None else np.squeeze(out_keep, axis=axis)
+
+
+class PickAlong(Function):
+    """y = x[..., idx, ...] along ``axis`` (max/min with a dim);
+    dy/dx = 1 at the picked index, 0 elsewhere (PyTorch: the gradient goes to that index)."""
+
+    def forward(ctx, x, indices, axis, keepdims=False):
+        idx = np.expand_dims(indices, axis)
+        ctx.mask = np.arange(x.shape[axis]).reshape(
+            [-1 if i == axis else 1 for i in range(x.ndim)]) == idx
+        ctx.in_shape, ctx.kshape = x.shape, idx.shape
+        out = np.take_along_axis(x, idx, axis)
+        return out if keepdims else out.squeeze(axis)
+
+    def backward(ctx, grad):
+        return _expand_grad(ctx, grad) * ctx.mask
+
+
+class Prod(Function):
+    """y = Πᵢ xᵢ over ``axis``;   dy/dxᵢ = Π_{j≠i} xⱼ (computed without dividing, so zeros work)"""
+
+    def forward(ctx, x, axis=None, keepdims=False):
+        ctx.save(x)
+        ctx.axis = axis
+        ctx.in_shape, ctx.kshape = x.shape, _keepdims_shape(x.shape, None if axis is None
+                                                            else (axis,))
+        return x.prod(axis=axis, keepdims=keepdims)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        g = _expand_grad(ctx, grad)
+        if isinstance(x, Tensor):      # differentiable path: y/x (not defined where x == 0)
+            return g * (x.prod(dim=ctx.axis, keepdim=True) / x)
+        flat = x.reshape(-1) if ctx.axis is None else x
+        axis = 0 if ctx.axis is None else ctx.axis
+        ones = np.ones_like(np.take(flat, [0], axis=axis))
+        before = np.cumprod(np.concatenate([ones, flat], axis=axis), axis=axis)
+        after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, axis)], axis=axis),
+                                   axis=axis), axis)
+        n = flat.shape[axis]
+        others = (np.take(before, np.arange(n), axis=axis)
+                  * np.take(after, np.arange(1, n + 1), axis=axis))
+        return g * others.reshape(ctx.in_shape)
+
+
+class LogSumExp(Function):
+    """y = log Σᵢ exp(xᵢ) (computed as m + log Σ exp(xᵢ - m), m = max);
+    dy/dxᵢ = exp(xᵢ - y) = softmax(x)ᵢ"""
+
+    def forward(ctx, x, axis=None, keepdims=False):
+        m = x.max(axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        out = np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m
+        ctx.in_shape, ctx.kshape = x.shape, out.shape
+        out = out if keepdims else _drop_axes(out, axis)
+        ctx.save(x, output=out)
+        return out
+
+    def backward(ctx, grad):
+        x, out = ctx.saved
+        return _expand_grad(ctx, grad) * ctx.xp.exp(x - out.reshape(ctx.kshape))
+
+
+class Softmax(Function):
+    """yᵢ = exp(xᵢ) / Σⱼ exp(xⱼ) along ``axis``;   dL/dx = y ⊙ (g - Σⱼ gⱼ yⱼ)"""
+
+    def forward(ctx, x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        y = e / e.sum(axis=axis, keepdims=True)
+        ctx.axis = axis
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return y * (grad - (grad * y).sum(axis=ctx.axis, keepdims=True))
+
+
+class LogSoftmax(Function):
+    """yᵢ = xᵢ - log Σⱼ exp(xⱼ) along ``axis``;   dL/dx = g - softmax(x) Σⱼ gⱼ"""
+
+    def forward(ctx, x, axis=-1):
+        shifted = x - x.max(axis=axis, keepdims=True)
+        y = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        ctx.axis = axis
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        return grad - ctx.xp.exp(y) * grad.sum(axis=ctx.axis, keepdims=True)
+
+
+# ----------------------------------------------------------------------- public functions
+def _reduce(op, cls, x, dim, keepdim, axis, keepdims, **attrs):
+    dim = pick(dim, axis, op)
+    keepdim = keepdim if keepdims is None else keepdims
+    axes = normalize_dims(dim, x.ndim, op)
+    return cls.apply(x, axis=axes, keepdims=bool(keepdim), **attrs)
+
+
+def sum(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Sum over ``dim`` (an int, a tuple, or None for all dimensions)."""
+    return _reduce("sum", Sum, x, dim, keepdim, axis, keepdims)
+
+
+def mean(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """Arithmetic mean over ``dim``."""
+    if not np.issubdtype(x.dtype, np.floating):
+        raise TypeError(f"mean: needs a floating-point tensor, got {x.dtype}; call .float()")
+    return _reduce("mean", Mean, x, dim, keepdim, axis, keepdims)
+
+
+def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+    """Variance Σ(x - x̄)² / (n - correction); ``correction=1`` (Bessel) is PyTorch's default."""
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    dim = pick(dim, axis, "var")
+    axes = normalize_dims(dim, x.ndim, "var")
+    n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    centred = x - x.mean(dim=axes, keepdim=True)
+    return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(n - correction, 0)
+
+
+def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+    """Standard deviation: √var."""
+    return var(x, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis).sqrt()
+
+
+def prod(x, dim=None, keepdim=False, *, axis=None):
+    """Product over one dimension, or over all elements when ``dim`` is None."""
+    dim = pick(dim, axis, "prod")
+    axis_ = None if dim is None else normalize_dim(dim, x.ndim, "prod")
+    return Prod.apply(x, axis=axis_, keepdims=keepdim)
+
+
+def _extreme(op, x, dim, keepdim, axis, lowest):
+    dim = pick(dim, axis, op)
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError(f"{op}(): cannot reduce an empty tensor")
+        return Amax.apply(x, axis=None, keepdims=False, lowest=lowest)
+    d = normalize_dim(dim, x.ndim, op)
+    data = x.data if x.ndim else x.data.reshape(1)
+    indices = (np.argmin if lowest else np.argmax)(data, axis=d)
+    values = PickAlong.apply(x if x.ndim else x.reshape(1), indices, axis=d, keepdims=keepdim)
+    if keepdim:
+        indices = np.expand_dims(indices, d)
+    return MaxResult(values, Tensor._make(np.asarray(indices, dtype=np.int64), None))
+
+
+def max(x, dim=None, keepdim=False, *, axis=None):
+    """The largest element; with ``dim``, ``(values, indices)`` along it, as PyTorch."""
+    return _extreme("max", x, dim, keepdim, axis, lowest=False)
+
+
+def min(x, dim=None, keepdim=False, *, axis=None):
+    """The smallest element; with ``dim``, ``(values, indices)`` along it, as PyTorch."""
+    return _extreme("min", x, dim, keepdim, axis, lowest=True)
+
+
+def amax(x, dim=None, keepdim=False):
+    """Maximum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    return Amax.apply(x, axis=normalize_dims(dim, x.ndim, "amax"), keepdims=keepdim)
+
+
+def amin(x, dim=None, keepdim=False):
+    """Minimum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    return Amax.apply(x, axis=normalize_dims(dim, x.ndim, "amin"), keepdims=keepdim,
+                      lowest=True)
+
+
+def argmax(x, dim=None, keepdim=False, *, axis=None):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg("argmax", np.argmax, x, dim, keepdim, axis)
+
+
+def argmin(x, dim=None, keepdim=False, *, axis=None):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg("argmin", np.argmin, x, dim, keepdim, axis)
+
+
+def _arg(op, fn, x, dim, keepdim, axis):
+    dim = pick(dim, axis, op)
+    data = x.data if isinstance(x, Tensor) else np.asarray(x)
+    if dim is None:
+        out = fn(data)
+        out = np.reshape(out, (1,) * data.ndim) if keepdim else out
+    else:
+        out = fn(data, axis=normalize_dim(dim, data.ndim, op), keepdims=keepdim)
+    return Tensor._make(np.asarray(out, dtype=np.int64), None)
+
+
+def logsumexp(x, dim=None, keepdim=False, *, axis=None):
+    """log Σ exp(x) over ``dim``, computed stably."""
+    return _reduce("logsumexp", LogSumExp, x, dim, keepdim, axis, None)
+
+
+def softmax(x, dim=-1, *, axis=None):
+    """softmax along ``dim``: exp(x) / Σ exp(x), computed stably."""
+    dim = pick(None if axis is not None else dim, axis, "softmax")
+    return Softmax.apply(x, axis=normalize_dim(dim, x.ndim, "softmax"))
+
+
+def log_softmax(x, dim=-1, *, axis=None):
+    """log(softmax(x)) along ``dim``, computed stably as x - logsumexp(x)."""
+    dim = pick(None if axis is not None else dim, axis, "log_softmax")
+    return LogSoftmax.apply(x, axis=normalize_dim(dim, x.ndim, "log_softmax"))
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    """Vector p-norm (Σ|x|ᵖ)^(1/p) over ``dim`` (all elements by default)."""
+    if p == 2:
+        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim=dim, keepdim=keepdim)
+    if p == float("inf"):
+        return amax(x.abs(), dim, keepdim)
+    return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)

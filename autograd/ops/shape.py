@@ -1,0 +1,272 @@
+"""Shape operations: they move elements around without changing them, so each backward just
+moves the gradient back (reshape back, transpose back, slice out, sum the copies)."""
+import numpy as np
+
+from ..args import normalize_dim, normalize_dims, shape_arg
+from ..function import Function, unbroadcast
+from ..tensor import Tensor
+
+
+class Reshape(Function):
+    """y = x viewed with a new shape;   dL/dx = dL/dy reshaped back"""
+
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x.reshape(shape)
+
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+class Transpose(Function):
+    """y = x with its axes permuted;   dL/dx = dL/dy with the inverse permutation"""
+
+    def forward(ctx, x, axes):
+        ctx.axes = axes
+        return np.transpose(x, axes)
+
+    def backward(ctx, grad):
+        return ctx.xp.transpose(grad, np.argsort(ctx.axes))
+
+
+class BroadcastTo(Function):
+    """y = x broadcast to ``shape``;   dL/dx = dL/dy summed over the broadcast axes"""
+
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return np.broadcast_to(x, shape)
+
+    def backward(ctx, grad):
+        return unbroadcast(grad, ctx.in_shape)
+
+
+class Cat(Function):
+    """y = [x₁, x₂, ...] joined along ``axis``;   dL/dxₖ = the slice of dL/dy that xₖ filled"""
+
+    def forward(ctx, *xs, axis=0):
+        ctx.axis = axis
+        ctx.bounds = np.cumsum([0] + [x.shape[axis] for x in xs])
+        return np.concatenate(xs, axis=axis)
+
+    def backward(ctx, grad):
+        lead = (slice(None),) * ctx.axis
+        b = ctx.bounds
+        return tuple(grad[lead + (slice(b[k], b[k + 1]),)] for k in range(len(b) - 1))
+
+
+class Stack(Function):
+    """y = [x₁, x₂, ...] stacked along a new ``axis``;   dL/dxₖ = dL/dy[..., k, ...]"""
+
+    def forward(ctx, *xs, axis=0):
+        ctx.axis, ctx.n = axis, len(xs)
+        return np.stack(xs, axis=axis)
+
+    def backward(ctx, grad):
+        lead = (slice(None),) * ctx.axis
+        return tuple(grad[lead + (k,)] for k in range(ctx.n))
+
+
+class Pad(Function):
+    """y = x surrounded by ``value`` (``widths`` as in np.pad);   dL/dx = the inner part of dL/dy"""
+
+    def forward(ctx, x, widths, value=0.0):
+        ctx.inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, x.shape))
+        return np.pad(x, widths, constant_values=value)
+
+    def backward(ctx, grad):
+        return grad[ctx.inner]
+
+
+class Flip(Function):
+    """y = x reversed along ``axes``;   dL/dx = dL/dy reversed back"""
+
+    def forward(ctx, x, axes):
+        ctx.axes = axes
+        return np.flip(x, axes)
+
+    def backward(ctx, grad):
+        return ctx.xp.flip(grad, ctx.axes)
+
+
+class Tile(Function):
+    """y = x repeated ``reps`` times per dimension (``Tensor.repeat``);
+    dL/dx = the sum of dL/dy over all the copies"""
+
+    def forward(ctx, x, reps):
+        ctx.in_shape = (1,) * (len(reps) - x.ndim) + x.shape
+        ctx.reps = reps
+        return np.tile(x, reps)
+
+    def backward(ctx, grad):
+        split = []
+        for r, n in zip(ctx.reps, ctx.in_shape):
+            split += [r, n]
+        summed = grad.reshape(tuple(split)).sum(axis=tuple(range(0, len(split), 2)))
+        return summed.reshape(ctx.in_shape)
+
+
+# ----------------------------------------------------------------------- public functions
+def reshape(x, *shape):
+    """The same elements in a new shape (one dimension may be -1)."""
+    shape = shape_arg(shape, "reshape")
+    if shape == x.shape:
+        return x
+    try:
+        return Reshape.apply(x, shape=shape)
+    except ValueError:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
+                         f"({x.numel()} elements) into shape {shape}") from None
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    """Merge dimensions ``start_dim..end_dim`` into one."""
+    if x.ndim == 0:
+        return reshape(x, 1)
+    s = normalize_dim(start_dim, x.ndim, "flatten")
+    e = normalize_dim(end_dim, x.ndim, "flatten")
+    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
+    return reshape(x, shape)
+
+
+def unflatten(x, dim, sizes):
+    """Split dimension ``dim`` into ``sizes``."""
+    d = normalize_dim(dim, x.ndim, "unflatten")
+    return reshape(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+
+
+def transpose(x, dim0, dim1):
+    """Swap two dimensions."""
+    axes = list(range(x.ndim))
+    a, b = normalize_dim(dim0, x.ndim, "transpose"), normalize_dim(dim1, x.ndim, "transpose")
+    if x.ndim < 2:
+        return x
+    axes[a], axes[b] = axes[b], axes[a]
+    return Transpose.apply(x, axes=tuple(axes))
+
+
+def permute(x, *dims):
+    """Reorder the dimensions: output dimension i is input dimension ``dims[i]``."""
+    dims = shape_arg(dims, "permute")
+    axes = normalize_dims(dims, x.ndim, "permute")
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"permute: dims {dims} are not a permutation of the {x.ndim} "
+                         f"dimensions of a tensor of shape {x.shape}")
+    return Transpose.apply(x, axes=axes)
+
+
+def unsqueeze(x, dim):
+    """Insert a dimension of size 1 at ``dim``."""
+    d = normalize_dim(dim, x.ndim + 1, "unsqueeze")
+    return reshape(x, x.shape[:d] + (1,) + x.shape[d:])
+
+
+def squeeze(x, dim=None):
+    """Remove dimensions of size 1 (only ``dim``, when given and of size 1)."""
+    if dim is None:
+        shape = tuple(n for n in x.shape if n != 1)
+    else:
+        axes = normalize_dims(dim, x.ndim, "squeeze")
+        shape = tuple(n for i, n in enumerate(x.shape) if not (i in axes and n == 1))
+    return reshape(x, shape)
+
+
+def broadcast_to(x, shape):
+    """``x`` broadcast to ``shape`` (NumPy's rules)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    try:
+        return BroadcastTo.apply(x, shape=shape)
+    except ValueError:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}") from None
+
+
+def expand(x, *sizes):
+    """Broadcast to ``sizes``; -1 keeps a dimension's size (PyTorch's ``expand``)."""
+    sizes = shape_arg(sizes, "expand")
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: {len(sizes)} sizes given for a {x.ndim}-d tensor "
+                         f"of shape {x.shape}")
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    return broadcast_to(x, shape)
+
+
+def _tensors(xs, op):
+    xs = list(xs)
+    if not xs:
+        raise ValueError(f"{op}: expected a non-empty sequence of tensors")
+    return [x if isinstance(x, Tensor) else Tensor(x) for x in xs]
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing dimension (all other sizes must match)."""
+    xs = _tensors(tensors, "cat")
+    d = normalize_dim(dim, xs[0].ndim, "cat")
+    rest = {x.shape[:d] + x.shape[d + 1:] for x in xs}
+    if len(rest) > 1 or len({x.ndim for x in xs}) > 1:
+        raise ValueError(f"cat: shapes {[x.shape for x in xs]} differ outside dimension {dim}")
+    return Cat.apply(*xs, axis=d)
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dimension."""
+    xs = _tensors(tensors, "stack")
+    if len({x.shape for x in xs}) > 1:
+        raise ValueError(f"stack: all tensors must have the same shape, got "
+                         f"{[x.shape for x in xs]}")
+    return Stack.apply(*xs, axis=normalize_dim(dim, xs[0].ndim + 1, "stack"))
+
+
+def split(x, split_size_or_sections, dim=0):
+    """Split into pieces of ``split_size`` (the last may be smaller) or of the given sizes."""
+    d = normalize_dim(dim, x.ndim, "split")
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 else []
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise ValueError(f"split: sizes {sizes} do not add up to {n}, the size of "
+                             f"dimension {dim} of shape {x.shape}")
+    lead = (slice(None),) * d
+    starts = np.cumsum([0] + sizes)
+    return tuple(x[lead + (slice(int(starts[k]), int(starts[k + 1])),)]
+                 for k in range(len(sizes)))
+
+
+def chunk(x, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size, as PyTorch."""
+    n = x.shape[normalize_dim(dim, x.ndim, "chunk")]
+    return split(x, max(-(-n // chunks), 1), dim)
+
+
+def pad(x, pad, mode="constant", value=0.0):
+    """Pad with ``value``; ``pad`` is PyTorch's (left, right, top, bottom, ...) starting from the
+    last dimension."""
+    if mode != "constant":
+        raise ValueError(f"pad: mode {mode!r} is not supported, only 'constant'")
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(f"pad: needs an even number of values, at most 2 per dimension "
+                         f"({2 * x.ndim} for shape {x.shape}), got {len(pad)}")
+    widths = [(0, 0)] * x.ndim
+    for k in range(len(pad) // 2):
+        widths[x.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        raise ValueError("pad: negative padding is not supported")
+    return Pad.apply(x, widths=tuple(widths), value=value)
+
+
+def flip(x, dims):
+    """Reverse the order of elements along ``dims``."""
+    return Flip.apply(x, axes=normalize_dims(dims, x.ndim, "flip"))
+
+
+def repeat(x, *sizes):
+    """Tile the tensor: ``sizes[i]`` copies along dimension i (PyTorch's ``repeat``)."""
+    sizes = shape_arg(sizes, "repeat")
+    if len(sizes) < x.ndim:
+        raise ValueError(f"repeat: needs at least {x.ndim} sizes for shape {x.shape}, "
+                         f"got {sizes}")
+    return Tile.apply(x, reps=sizes)

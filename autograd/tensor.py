@@ -1,0 +1,666 @@
+"""``Tensor``: an ndarray plus the bookkeeping reverse-mode differentiation needs.
+
+A tensor produced by an operation remembers that operation in ``grad_fn`` (a node of the compute
+graph); a tensor created by the user is a *leaf* (``grad_fn is None``). ``backward()`` walks the
+graph from a result back to the leaves and leaves dL/dleaf in each leaf's ``.grad``.
+
+The class holds data and dispatches to operations; the operations themselves (forward and local
+derivative side by side) live in ``autograd/ops``.
+"""
+import numpy as np
+
+DEFAULT_DTYPE = np.float32
+
+
+def as_array(data, dtype=None):
+    """Convert ``data`` (Tensor, ndarray, number, nested list) to an ndarray.
+
+    Python floats become float32 (the default dtype) unless ``dtype`` says otherwise; NumPy
+    arrays keep their dtype, as ``torch.tensor`` does.
+    """
+    if isinstance(data, Tensor):
+        data = data.data
+    if dtype is not None:
+        return np.asarray(data, dtype=np.dtype(dtype))
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    arr = np.asarray(data)
+    if arr.dtype == np.float64:
+        arr = arr.astype(DEFAULT_DTYPE)
+    return arr
+
+
+def _is_float(dtype):
+    return np.issubdtype(dtype, np.floating)
+
+
+class Tensor:
+    """An n-dimensional array that records the operations applied to it.
+
+    Attributes:
+        data: the ``numpy.ndarray`` holding the values.
+        requires_grad: whether gradients with respect to this tensor are wanted.
+        grad: after ``backward()``, dL/dself as a Tensor of the same shape (leaves, or tensors
+            that called ``retain_grad()``); None before.
+        grad_fn: the operation that produced this tensor (None for a leaf).
+        name: optional label shown by ``viz``.
+    """
+
+    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "name", "_version", "_hooks",
+                 "__weakref__")
+    __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
+    __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
+
+    def __init__(self, data, requires_grad=False, dtype=None, name=None):
+        self.data = as_array(data, dtype)
+        self.grad = None
+        self.grad_fn = None
+        self.name = name
+        self._version = 0
+        self._hooks = None
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data, grad_fn):
+        """Fast constructor used by operations (no conversion, no checks)."""
+        t = object.__new__(Tensor)
+        t.data = data
+        t.grad = None
+        t.grad_fn = grad_fn
+        t.requires_grad = grad_fn is not None
+        t.name = None
+        t._version = 0
+        t._hooks = None
+        return t
+
+    # ----------------------------------------------------------------------------- metadata
+    @property
+    def shape(self):
+        """The shape as a tuple of ints (``torch.Size`` in PyTorch)."""
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def is_leaf(self):
+        """True for tensors the user created (no ``grad_fn``)."""
+        return self.grad_fn is None
+
+    def size(self, dim=None):
+        """The shape, or the length of dimension ``dim``."""
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def dim(self):
+        return self.data.ndim
+
+    def numel(self):
+        """Number of elements."""
+        return self.data.size
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    # ------------------------------------------------------------------------- conversions
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(f"item(): only one-element tensors can be converted to Python "
+                             f"scalars, this one has shape {self.shape}")
+        return self.data.item()
+
+    def numpy(self):
+        """The underlying ndarray (shares memory, like ``torch.Tensor.numpy``)."""
+        return self.data
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if not np.issubdtype(self.dtype, np.integer) or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.data.item())
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of a tensor with {self.data.size} elements is "
+                               f"ambiguous: use .any() or .all()")
+        return bool(self.data.item())
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __repr__(self):
+        body = np.array2string(self.data, separator=", ", precision=4, prefix="tensor(")
+        extras = []
+        if self.data.dtype not in (np.float32, np.int64, np.bool_):
+            extras.append(f"dtype={self.data.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    # ------------------------------------------------------------------- autograd interface
+    def requires_grad_(self, requires_grad=True):
+        """Ask for (or stop asking for) gradients with respect to this leaf tensor."""
+        if requires_grad and not _is_float(self.data.dtype):
+            raise TypeError(
+                f"requires_grad=True needs a floating-point tensor, this one is "
+                f"{self.data.dtype}: only floating-point tensors have gradients. Convert it "
+                f"first, e.g. x.float() or ag.tensor(data, dtype=ag.float32).")
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError("requires_grad_(False) on a non-leaf tensor: use .detach()")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None):
+        """Compute d(self)/d(leaf) for every leaf that requires grad, adding it to ``leaf.grad``.
+
+        ``gradient`` is dL/d(self); it may be omitted only when self has one element (then it
+        is 1). ``retain_graph=True`` keeps saved values so backward can run again;
+        ``create_graph=True`` records the backward pass itself (higher-order derivatives).
+        """
+        from .engine import backward
+        backward([self], None if gradient is None else [gradient], retain_graph,
+                 create_graph, inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient has been computed.
+
+        The hook may return a new gradient to use in its place. Returns a handle with
+        ``remove()``.
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_hook: this tensor does not require grad, so it will "
+                               "never receive a gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = []
+            hooks = self.grad_fn.hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        import weakref
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: this tensor does not require grad")
+        if self.grad_fn is not None:
+            self.grad_fn.retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and self.grad_fn.retained is not None
+
+    def detach(self):
+        """A new leaf sharing this tensor's data, cut off from the graph."""
+        return Tensor._make(self.data, None)
+
+    def detach_(self):
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    # ------------------------------------------------------------------- in-place updates
+    def _check_inplace(self, what):
+        from .grad_mode import STATE
+        if self.requires_grad and STATE.enabled:
+            kind = "a leaf tensor" if self.grad_fn is None else "a tensor in the graph"
+            raise RuntimeError(
+                f"{what}: in-place change of {kind} that requires grad would make its recorded "
+                f"gradients wrong. Do it inside `with ag.no_grad():` (e.g. for a parameter "
+                f"update) or use the out-of-place form.")
+        self._version += 1
+
+    def _inplace(self, what, value):
+        self._check_inplace(what)
+        np.copyto(self.data, value.data if isinstance(value, Tensor) else value,
+                  casting="unsafe")
+        return self
+
+    def zero_(self):
+        return self._inplace("zero_", 0)
+
+    def fill_(self, value):
+        return self._inplace("fill_", value)
+
+    def copy_(self, src):
+        return self._inplace("copy_", np.broadcast_to(as_array(src), self.shape))
+
+    def add_(self, other, alpha=1):
+        return self._inplace("add_", self.data + _raw(other) * alpha)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace("sub_", self.data - _raw(other) * alpha)
+
+    def mul_(self, other):
+        return self._inplace("mul_", self.data * _raw(other))
+
+    def div_(self, other):
+        return self._inplace("div_", self.data / _raw(other))
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace("clamp_", np.clip(self.data, min, max))
+
+    def masked_fill_(self, mask, value):
+        return self._inplace("masked_fill_", np.where(_raw(mask), value, self.data))
+
+    def uniform_(self, a=0.0, b=1.0):
+        from .random import generator
+        return self._inplace("uniform_", generator().uniform(a, b, self.shape))
+
+    def normal_(self, mean=0.0, std=1.0):
+        from .random import generator
+        return self._inplace("normal_", generator().normal(mean, std, self.shape))
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    def __setitem__(self, index, value):
+        self._check_inplace("__setitem__")
+        self.data[_index(index)] = _raw(value)
+
+    # ---------------------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return E.Add.apply(self, other)
+
+    def __radd__(self, other):
+        return E.Add.apply(other, self)
+
+    def __sub__(self, other):
+        return E.Sub.apply(self, other)
+
+    def __rsub__(self, other):
+        return E.Sub.apply(other, self)
+
+    def __mul__(self, other):
+        return E.Mul.apply(self, other)
+
+    def __rmul__(self, other):
+        return E.Mul.apply(other, self)
+
+    def __truediv__(self, other):
+        return E.Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        return E.Div.apply(other, self)
+
+    def __pow__(self, exponent):
+        return E.Pow.apply(self, exponent)
+
+    def __rpow__(self, base):
+        return E.Pow.apply(base, self)
+
+    def __matmul__(self, other):
+        return L.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return L.matmul(other, self)
+
+    def __neg__(self):
+        return E.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return E.Abs.apply(self)
+
+    # comparisons: boolean results, never differentiable
+    def __eq__(self, other):
+        return Tensor._make(self.data == _raw(other), None)
+
+    def __ne__(self, other):
+        return Tensor._make(self.data != _raw(other), None)
+
+    def __lt__(self, other):
+        return Tensor._make(self.data < _raw(other), None)
+
+    def __le__(self, other):
+        return Tensor._make(self.data <= _raw(other), None)
+
+    def __gt__(self, other):
+        return Tensor._make(self.data > _raw(other), None)
+
+    def __ge__(self, other):
+        return Tensor._make(self.data >= _raw(other), None)
+
+    def __invert__(self):
+        return Tensor._make(~self.data, None)
+
+    def __and__(self, other):
+        return Tensor._make(self.data & _raw(other), None)
+
+    def __or__(self, other):
+        return Tensor._make(self.data | _raw(other), None)
+
+    def __xor__(self, other):
+        return Tensor._make(self.data ^ _raw(other), None)
+
+    def eq(self, other):
+        return self == other
+
+    def ne(self, other):
+        return self != other
+
+    def lt(self, other):
+        return self < other
+
+    def le(self, other):
+        return self <= other
+
+    def gt(self, other):
+        return self > other
+
+    def ge(self, other):
+        return self >= other
+
+    def logical_not(self):
+        return Tensor._make(np.logical_not(self.data), None)
+
+    def isnan(self):
+        return Tensor._make(np.isnan(self.data), None)
+
+    def isfinite(self):
+        return Tensor._make(np.isfinite(self.data), None)
+
+    def any(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(self.data.any(axis=dim, keepdims=keepdim)), None)
+
+    def all(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(self.data.all(axis=dim, keepdims=keepdim)), None)
+
+    def allclose(self, other, rtol=1e-5, atol=1e-8):
+        return bool(np.allclose(self.data, _raw(other), rtol=rtol, atol=atol))
+
+    # ---------------------------------------------------------------------- elementwise
+    def add(self, other, alpha=1):
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other, alpha=1):
+        return self - (other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def neg(self):
+        return -self
+
+    def exp(self):
+        return E.Exp.apply(self)
+
+    def log(self):
+        return E.Log.apply(self)
+
+    def sqrt(self):
+        return E.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return 1 / E.Sqrt.apply(self)
+
+    def abs(self):
+        return E.Abs.apply(self)
+
+    def sin(self):
+        return E.Sin.apply(self)
+
+    def cos(self):
+        return E.Cos.apply(self)
+
+    def tanh(self):
+        return E.Tanh.apply(self)
+
+    def sigmoid(self):
+        return E.Sigmoid.apply(self)
+
+    def relu(self):
+        return E.Relu.apply(self)
+
+    def square(self):
+        return E.Mul.apply(self, self)
+
+    def reciprocal(self):
+        return 1 / self
+
+    def sign(self):
+        return Tensor._make(np.sign(self.data), None)
+
+    def clamp(self, min=None, max=None):
+        return E.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return E.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        return E.Minimum.apply(self, other)
+
+    def masked_fill(self, mask, value):
+        return I.masked_fill(self, mask, value)
+
+    def to(self, dtype):
+        """Cast to ``dtype`` (differentiable between floating dtypes)."""
+        return E.cast(self, dtype)
+
+    def type(self, dtype):
+        return E.cast(self, dtype)
+
+    def float(self):
+        return E.cast(self, np.float32)
+
+    def double(self):
+        return E.cast(self, np.float64)
+
+    def long(self):
+        return E.cast(self, np.int64)
+
+    def int(self):
+        return E.cast(self, np.int32)
+
+    def bool(self):
+        return E.cast(self, np.bool_)
+
+    def clone(self):
+        """A copy with its own memory that stays in the graph (gradient passes through)."""
+        return E.Clone.apply(self)
+
+    # ----------------------------------------------------------------------- reductions
+    def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        return R.sum(self, dim, keepdim, axis=axis, keepdims=keepdims)
+
+    def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        return R.mean(self, dim, keepdim, axis=axis, keepdims=keepdims)
+
+    def var(self, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+        return R.var(self, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis)
+
+    def std(self, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+        return R.std(self, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis)
+
+    def prod(self, dim=None, keepdim=False, *, axis=None):
+        return R.prod(self, dim, keepdim, axis=axis)
+
+    def max(self, dim=None, keepdim=False, *, axis=None):
+        return R.max(self, dim, keepdim, axis=axis)
+
+    def min(self, dim=None, keepdim=False, *, axis=None):
+        return R.min(self, dim, keepdim, axis=axis)
+
+    def amax(self, dim=None, keepdim=False):
+        return R.amax(self, dim, keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        return R.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False, *, axis=None):
+        return R.argmax(self, dim, keepdim, axis=axis)
+
+    def argmin(self, dim=None, keepdim=False, *, axis=None):
+        return R.argmin(self, dim, keepdim, axis=axis)
+
+    def logsumexp(self, dim=None, keepdim=False, *, axis=None):
+        return R.logsumexp(self, dim, keepdim, axis=axis)
+
+    def softmax(self, dim=-1, *, axis=None):
+        return R.softmax(self, dim, axis=axis)
+
+    def log_softmax(self, dim=-1, *, axis=None):
+        return R.log_softmax(self, dim, axis=axis)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        return R.norm(self, p, dim, keepdim)
+
+    # -------------------------------------------------------------------------- shapes
+    def reshape(self, *shape):
+        return S.reshape(self, *shape)
+
+    def view(self, *shape):
+        return S.reshape(self, *shape)
+
+    def view_as(self, other):
+        return S.reshape(self, other.shape)
+
+    def reshape_as(self, other):
+        return S.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return S.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return S.unflatten(self, dim, sizes)
+
+    def transpose(self, dim0, dim1):
+        return S.transpose(self, dim0, dim1)
+
+    swapaxes = transpose
+
+    def permute(self, *dims):
+        return S.permute(self, *dims)
+
+    @property
+    def T(self):
+        """All dimensions reversed (the matrix transpose for 2-D tensors)."""
+        return S.permute(self, *range(self.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a batch of matrices transposed)."""
+        return S.transpose(self, -2, -1)
+
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape {self.shape}")
+        return self.T
+
+    def unsqueeze(self, dim):
+        return S.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return S.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return S.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return S.broadcast_to(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return S.broadcast_to(self, shape)
+
+    def flip(self, dims):
+        return S.flip(self, dims)
+
+    def repeat(self, *sizes):
+        return S.repeat(self, *sizes)
+
+    def split(self, split_size_or_sections, dim=0):
+        return S.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return S.chunk(self, chunks, dim)
+
+    def contiguous(self):
+        return self
+
+    # ------------------------------------------------------------------------ indexing
+    def __getitem__(self, index):
+        return I.getitem(self, index)
+
+    def gather(self, dim, index):
+        return I.gather(self, dim, index)
+
+    def index_select(self, dim, index):
+        return I.index_select(self, dim, index)
+
+    def matmul(self, other):
+        return L.matmul(self, other)
+
+    def mm(self, other):
+        return L.matmul(self, other)
+
+    def dot(self, other):
+        return L.matmul(self, other)
+
+
+def _raw(x):
+    """The ndarray behind a Tensor, or ``x`` itself for constants."""
+    return x.data if isinstance(x, Tensor) else x
+
+
+def _index(index):
+    """An indexing key with Tensors replaced by their arrays (for NumPy indexing)."""
+    if isinstance(index, tuple):
+        return tuple(_raw(i) for i in index)
+    return _raw(index)
+
+
+class _HookHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+# The operations import Tensor, so they are imported after it is defined.
+from .ops import elementwise as E  # noqa: E402
+from .ops import indexing as I  # noqa: E402
+from .ops import linalg as L  # noqa: E402
+from .ops import reduction as R  # noqa: E402
+from .ops import shape as S  # noqa: E402

@@ -1,0 +1,70 @@
+"""The two array namespaces a backward formula can run on (see ``Function``).
+
+``NUMPY`` computes on ndarrays and records nothing: the fast path. ``tensor_namespace()`` has the
+same functions as recorded operations on Tensors, used when ``create_graph=True`` so the gradient
+computation is itself differentiable. Operators (``+ - * / ** @``) and the methods ``sum``,
+``reshape`` and indexing work the same on both and need no entry here.
+"""
+from types import SimpleNamespace
+
+import numpy as np
+
+
+def _numpy_unindex(grad, index, shape):
+    """Adjoint of ``x[index]``: zeros of ``shape`` with ``grad`` added at ``index``
+    (repeated indices accumulate)."""
+    out = np.zeros(shape, dtype=grad.dtype)
+    if _is_basic(index):
+        out[index] = grad
+    else:
+        np.add.at(out, index, grad)
+    return out
+
+
+def _is_basic(index):
+    """True when ``index`` uses only ints, slices, None and Ellipsis (no index arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice))
+               for i in items)
+
+
+def _numpy_sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _numpy_erf(x):
+    from .ops.elementwise import erf_array
+    return erf_array(x)
+
+
+NUMPY = SimpleNamespace(
+    exp=np.exp, log=np.log, sin=np.sin, cos=np.cos, tanh=np.tanh, sign=np.sign,
+    sigmoid=_numpy_sigmoid, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
+    transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
+)
+
+_TENSOR = None
+
+
+def tensor_namespace():
+    """The namespace of recorded operations (built on first use: it needs the ops)."""
+    global _TENSOR
+    if _TENSOR is None:
+        from .ops import elementwise as E, indexing as I, shape as S
+        from .tensor import Tensor
+
+        def sign(x):
+            return Tensor._make(np.sign(x.data), None)   # piecewise constant: no gradient
+
+        _TENSOR = SimpleNamespace(
+            exp=E.Exp.apply, log=E.Log.apply, sin=E.Sin.apply, cos=E.Cos.apply,
+            tanh=E.Tanh.apply, sigmoid=E.Sigmoid.apply, erf=E.Erf.apply, sign=sign,
+            where=lambda cond, a, b: E.Where.apply(cond, a, b),
+            broadcast_to=lambda x, shape: S.BroadcastTo.apply(x, shape=tuple(shape)),
+            transpose=lambda x, axes: S.Transpose.apply(x, axes=tuple(axes)),
+            flip=lambda x, axis: S.Flip.apply(x, axes=axis),
+            unindex=lambda grad, index, shape: I.Unindex.apply(grad, index=index, shape=shape),
+            astype=lambda x, dtype: E.cast(x, dtype),
+        )
+    return _TENSOR
