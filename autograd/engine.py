@@ -92,7 +92,7 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
             if g is not None:
                 if node.hooks:
                     g = _run_hooks(node.hooks, g)
-                if node.retained is not None:
+                if accumulate and node.retained is not None:
                     t = node.retained()
                     if t is not None:
                         _accumulate_grad(t, g, create_graph, handed)

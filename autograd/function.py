@@ -42,6 +42,7 @@ class Function:
     released = False   # True once backward has freed `saved` (retain_graph=False)
     hooks = None       # hooks registered on the output tensor (it is not a leaf)
     retained = None    # weakref to the output tensor when retain_grad() was called on it
+    value = None       # the output array, kept only inside grad_mode.record_values() (for viz)
 
     # parents: one entry per input, the thing its gradient goes to: the Function that produced
     #   it, the leaf Tensor itself, or None when that input needs no gradient.
@@ -100,6 +101,9 @@ class Function:
                     ctx.versions = [x._version if isinstance(x, Tensor) else 0 for x in inputs]
                 if state.module is not None:
                     ctx.module = state.module
+                if state.values:
+                    ctx.value = out
+                    ctx.inputs = inputs
                 return Tensor._make(out, ctx)
         return Tensor._make(out, None)
 

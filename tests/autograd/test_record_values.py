@@ -1,0 +1,30 @@
+"""What the engine offers to viz: kept output values and per-edge gradients that touch no .grad."""
+import numpy as np
+
+import autograd as ag
+from autograd.engine import run
+from autograd.grad_mode import record_values
+
+
+def test_record_values_keeps_outputs_and_inputs_only_inside_the_block():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x + 1.0
+    assert y.grad_fn.value is None
+    with record_values():
+        z = x + 1.0
+    np.testing.assert_array_equal(z.grad_fn.value, [2.0, 3.0])
+    assert z.grad_fn.inputs[0] is x and z.grad_fn.inputs[1] == 1.0
+
+
+def test_observer_run_leaves_grads_of_leaves_and_retained_tensors_alone():
+    a = ag.tensor(3.0, requires_grad=True)
+    m = a * a
+    m.retain_grad()
+    out = m * 2.0
+    seen = []
+    run([out.grad_fn], [np.ones((), np.float32)], retain_graph=True, create_graph=False,
+        accumulate=False, observer=lambda node, i, g: seen.append((node.name, i, float(g))))
+    assert a.grad is None and m.grad is None
+    assert sorted(seen) == [("Mul", 0, 2.0), ("Mul", 0, 6.0), ("Mul", 1, 6.0)]
+    out.backward()
+    assert a.grad.item() == 12.0 and m.grad.item() == 2.0
