@@ -190,8 +190,10 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p.grad = None
-                else:
+                elif isinstance(p.grad.data, np.ndarray) and p.grad.data.flags.writeable:
                     p.grad.data[...] = 0
+                else:   # a NumPy scalar or read-only view cannot be zeroed in place
+                    p.grad.data = np.zeros_like(p.grad.data)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient, in place; return ``closure()``'s loss.
@@ -211,6 +213,8 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if not isinstance(p.data, np.ndarray):   # a NumPy scalar is immutable
+                    p.data = np.array(p.data)
                 state = self.state[p]
                 if not state:
                     state.update(self._init_state(p.data, options))
@@ -225,7 +229,7 @@ class Optimizer:
         too, directly on the parameter: θ <- θ (1 - ε λ).  Never modifies ``p.grad``.
         """
         x = p.data
-        g = p.grad.data
+        g = np.asarray(p.grad.data)
         if g.dtype != x.dtype:
             g = g.astype(x.dtype)
         if options.get("maximize", False):
