@@ -1,0 +1,89 @@
+"""Optimizer state_dict / load_state_dict: resuming gives exactly the uninterrupted run."""
+import numpy as np
+import pytest
+
+import autograd as ag
+import optim
+from optim_cases import CASES, arrange, case_id, make_params, train
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_resume_at_step_20_equals_never_stopping(case):
+    name, kwargs, groups = case
+
+    def make(params):
+        return getattr(optim, name)(arrange(params, groups), **kwargs)
+
+    params = make_params()
+    reference = train(make(params), params, 50)[-1]
+
+    params = make_params()
+    optimizer = make(params)
+    train(optimizer, params, 20)
+    saved = optimizer.state_dict()
+    values = [p.data.copy() for p in params]
+    train(optimizer, params, 5)          # later steps must not change the saved dict
+
+    fresh = make_params(values)
+    resumed = make(fresh)
+    resumed.load_state_dict(saved)
+    for state in saved["state"].values():  # nor may the loaded optimizer alias the dict
+        for value in state.values():
+            if isinstance(value, np.ndarray):
+                value.fill(np.nan)
+    final = train(resumed, fresh, 30)[-1]
+    for ours, ref in zip(final, reference):
+        np.testing.assert_array_equal(ours, ref)
+
+
+def test_state_dict_layout():
+    a, b, c = (ag.tensor(np.ones(n), requires_grad=True) for n in (2, 3, 4))
+    optimizer = optim.Adam([{"params": [a, b]}, {"params": [c], "lr": 0.1}], amsgrad=True)
+    for p in (a, c):                      # b gets no gradient: no state
+        p.grad = ag.tensor(np.ones(p.shape))
+    optimizer.step()
+    saved = optimizer.state_dict()
+    assert [g["params"] for g in saved["param_groups"]] == [[0, 1], [2]]
+    assert [g["lr"] for g in saved["param_groups"]] == [1e-3, 0.1]
+    assert sorted(saved["state"]) == [0, 2]
+    assert saved["state"][0]["step"] == 1
+    assert set(saved["state"][2]) == {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}
+    assert saved["state"][2]["exp_avg"].shape == (4,)
+    assert saved["state"][2]["exp_avg"] is not optimizer.state[c]["exp_avg"]
+
+
+def test_load_casts_state_to_parameter_dtype_and_checks_shapes():
+    p64 = ag.tensor(np.ones(3), requires_grad=True)
+    p64.grad = ag.tensor(np.ones(3))
+    source = optim.SGD([p64], lr=0.1, momentum=0.9)
+    source.step()
+    p32 = ag.tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    target = optim.SGD([p32], lr=0.1, momentum=0.9)
+    target.load_state_dict(source.state_dict())
+    assert target.state[p32]["momentum_buffer"].dtype == np.float32
+
+    wrong = optim.SGD([ag.tensor(np.ones(4), requires_grad=True)], momentum=0.9)
+    with pytest.raises(ValueError, match=r"has shape \(3,\) but the parameter has shape"):
+        wrong.load_state_dict(source.state_dict())
+
+
+def test_load_rejects_different_groups():
+    a, b = (ag.tensor(np.ones(2), requires_grad=True) for _ in range(2))
+    saved = optim.SGD([a, b]).state_dict()
+    with pytest.raises(ValueError, match="saved state has 1 parameter groups but this "
+                                         "optimizer has 2"):
+        optim.SGD([{"params": [a]}, {"params": [b]}]).load_state_dict(saved)
+    with pytest.raises(ValueError, match="group 0 has 1 parameters but the saved group has 2"):
+        optim.SGD([a]).load_state_dict(saved)
+
+
+def test_load_restores_options_and_adamw_stays_decoupled():
+    p = ag.tensor(np.ones(2), requires_grad=True)
+    saved = optim.AdamW([p], lr=0.5, weight_decay=0.3).state_dict()
+    saved["param_groups"][0]["decoupled_weight_decay"] = False
+    restored = optim.AdamW([p])
+    restored.load_state_dict(saved)
+    group = restored.param_groups[0]
+    assert (group["lr"], group["weight_decay"]) == (0.5, 0.3)
+    assert group["decoupled_weight_decay"] is True
+    assert len(group["params"]) == 1 and group["params"][0] is p
