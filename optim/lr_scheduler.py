@@ -32,6 +32,7 @@ class LRScheduler:
     """
 
     _is_initial = False     # True only during the step taken by the constructor
+    _saved_apart = ()       # attributes a subclass's state_dict stores in its own way
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
@@ -84,11 +85,13 @@ class LRScheduler:
 
     def state_dict(self):
         """Every attribute except the optimizer, deep-copied."""
-        return {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k != "optimizer"}
+        skip = ("optimizer",) + self._saved_apart
+        return {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k not in skip}
 
     def load_state_dict(self, state_dict):
-        """Restore attributes saved by ``state_dict()``."""
-        self.__dict__.update(copy.deepcopy(state_dict))
+        """Restore attributes saved by ``state_dict()`` (deep-copied)."""
+        self.__dict__.update({k: copy.deepcopy(v) for k, v in state_dict.items()
+                              if k not in self._saved_apart})
 
 
 class LambdaLR(LRScheduler):
@@ -116,22 +119,17 @@ class LambdaLR(LRScheduler):
     def get_lr(self):
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
+    _saved_apart = ("lr_lambdas",)
+
     def state_dict(self):
-        lambdas = self.lr_lambdas
-        del self.lr_lambdas
-        try:
-            state = super().state_dict()
-        finally:
-            self.lr_lambdas = lambdas
+        state = super().state_dict()
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType)
-                               else copy.deepcopy(fn.__dict__) for fn in lambdas]
+                               else copy.deepcopy(fn.__dict__) for fn in self.lr_lambdas]
         return state
 
     def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        saved = state.pop("lr_lambdas")
-        super().load_state_dict(state)
-        for fn, attrs in zip(self.lr_lambdas, saved):
+        super().load_state_dict(state_dict)
+        for fn, attrs in zip(self.lr_lambdas, state_dict["lr_lambdas"]):
             if attrs is not None:
                 fn.__dict__.update(copy.deepcopy(attrs))
 
@@ -327,22 +325,17 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
+    _saved_apart = ("_schedulers",)
+
     def state_dict(self):
-        schedulers = self._schedulers
-        del self._schedulers
-        try:
-            state = super().state_dict()
-        finally:
-            self._schedulers = schedulers
-        state["_schedulers"] = [s.state_dict() for s in schedulers]
+        state = super().state_dict()
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return state
 
     def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        super().load_state_dict(state)
-        for scheduler, s in zip(self._schedulers, saved):
-            scheduler.load_state_dict(s)
+        super().load_state_dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state_dict["_schedulers"]):
+            scheduler.load_state_dict(saved)
 
 
 class ReduceLROnPlateau(LRScheduler):

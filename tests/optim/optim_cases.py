@@ -35,15 +35,19 @@ def arrange(params, groups):
     return [dict(options, params=[p]) for p, options in zip(params, groups)]
 
 
-def train(optimizer, params, steps):
-    """Run ``steps`` optimizer steps on the problem; return [[A, b] after each step]."""
-    x = ag.tensor(X0)
+def train(optimizer, params, steps, x=None, snapshot=lambda p: p.data.copy()):
+    """Run ``steps`` optimizer steps on the problem; return [[A, b] after each step].
+
+    ``x`` (default ``ag.tensor(X0)``) and ``snapshot`` (parameter -> ndarray) let the same
+    loop drive torch.optim.
+    """
+    x = ag.tensor(X0) if x is None else x
     path = []
     for _ in range(steps):
         optimizer.zero_grad()
         loss(*params, x).backward()
         optimizer.step()
-        path.append([p.data.copy() for p in params])
+        path.append([snapshot(p) for p in params])
     return path
 
 

@@ -24,14 +24,8 @@ def torch_train(torch, name, kwargs, groups, steps):
     """The same run with torch.optim; returns [[A, b] after each step] as NumPy arrays."""
     params = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (A0, B0)]
     optimizer = getattr(torch.optim, name)(arrange(params, groups), foreach=False, **kwargs)
-    x = torch.tensor(X0)
-    path = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss(*params, x).backward()
-        optimizer.step()
-        path.append([p.detach().numpy().copy() for p in params])
-    return path
+    return train(optimizer, params, steps, torch.tensor(X0),
+                 snapshot=lambda p: p.detach().numpy().copy())
 
 
 def assert_paths_close(ours, theirs, rtol=1e-9):
