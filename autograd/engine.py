@@ -267,11 +267,14 @@ def _seed(tensors, grad_tensors, create_graph, op):
                     f"tensor has shape {t.shape}. Pass gradient=<tensor of shape {t.shape}> "
                     f"or reduce it first, e.g. y.sum().backward().")
             g = np.ones(t.shape, dtype=t.dtype)
+        elif create_graph and isinstance(g, Tensor):
+            pass              # keep it: the result may be differentiated w.r.t. it (jvp)
         else:
             g = np.asarray(g.data if isinstance(g, Tensor) else g, dtype=t.dtype)
-            if g.shape != t.shape:
-                raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
-                                   f"shape {t.shape}; they must match")
+        if g.shape != t.shape:
+            raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
+                               f"shape {t.shape}; they must match")
         roots.append(_vertex(t))
-        seeds.append(Tensor._make(g, None) if create_graph else g)
+        seeds.append(Tensor._make(g, None) if create_graph and not isinstance(g, Tensor)
+                     else g)
     return roots, seeds

@@ -79,7 +79,10 @@ class Function:
         """
         ctx = cls()
         arrays = [x.data if isinstance(x, Tensor) else x for x in inputs]
-        out = ctx.forward(*arrays, **attrs)
+        try:
+            out = ctx.forward(*arrays, **attrs)
+        except (ValueError, TypeError) as e:
+            raise type(e)(_describe_failure(ctx.name, arrays, e)) from None
         if type(out) is not np.ndarray:
             out = np.asarray(out)
         state = STATE
@@ -128,6 +131,14 @@ def unbroadcast(grad, shape):
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
     return grad.reshape(shape)
+
+
+def _describe_failure(name, arrays, error):
+    """An error message naming the operation and its input shapes/dtypes."""
+    described = ", ".join(f"{np.shape(a)} {getattr(a, 'dtype', type(a).__name__)}"
+                          for a in arrays)
+    return (f"{name}: {error} (inputs: {described}). Check the shapes: broadcasting aligns "
+            f"trailing dimensions, which must be equal or 1; reshape or unsqueeze an operand.")
 
 
 def _check_finite(ctx, value, phase):

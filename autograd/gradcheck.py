@@ -2,7 +2,6 @@
 import numpy as np
 
 from .engine import grad as autograd_grad
-from .grad_mode import no_grad
 from .tensor import Tensor
 
 
@@ -41,13 +40,15 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
                              allow_unused=True)
 
     def scalar_loss():
-        with no_grad():
-            outs = _outputs(fn, inputs)
+        outs = _outputs(fn, inputs)   # grad mode stays on: fn may itself call ag.grad
         return sum(float(np.sum(o.data * w)) for o, w in zip(outs, weights) if w is not None)
 
     worst = None
     for k, x in enumerate(wrt):
         a = np.zeros(x.shape) if analytic[k] is None else analytic[k].data
+        if a.shape != x.shape:
+            raise GradcheckError(f"gradcheck: the gradient of input {k} has shape {a.shape}, "
+                                 f"but the input has shape {x.shape}")
         flat = x.data.reshape(-1)   # a view: perturb in place
         for i in range(flat.size):
             orig = flat[i]
@@ -60,7 +61,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
             got = a.reshape(-1)[i]
             err = abs(got - numeric) - (atol + rtol * abs(numeric))
             if worst is None or err > worst[0]:
-                worst = (err, k, np.unravel_index(i, x.shape), got, numeric)
+                worst = (err, k, tuple(int(j) for j in np.unravel_index(i, x.shape)), got, numeric)
     err, k, pos, got, numeric = worst
     if err > 0:
         raise GradcheckError(

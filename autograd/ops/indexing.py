@@ -77,7 +77,7 @@ def gather(x, dim, index):
     if index.ndim != x.ndim:
         raise ValueError(f"gather: index has {index.ndim} dimensions but input of shape "
                          f"{x.shape} has {x.ndim}")
-    grid = np.ogrid[tuple(slice(n) for n in index.shape)]
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[d] = index
     return getitem(x, tuple(grid))
 

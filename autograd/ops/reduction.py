@@ -3,6 +3,7 @@
 A reduction's backward spreads the output gradient back over the reduced axes: the gradient is
 first given back the reduced axes (size 1), then broadcast to the input's shape.
 """
+import builtins
 from collections import namedtuple
 
 import numpy as np
@@ -192,7 +193,7 @@ def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
     axes = normalize_dims(dim, x.ndim, "var")
     n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
     centred = x - x.mean(dim=axes, keepdim=True)
-    return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(n - correction, 0)
+    return (centred * centred).sum(dim=axes, keepdim=keepdim) / builtins.max(n - correction, 0)
 
 
 def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):

@@ -93,13 +93,13 @@ class Tile(Function):
     dL/dx = the sum of dL/dy over all the copies"""
 
     def forward(ctx, x, reps):
-        ctx.in_shape = (1,) * (len(reps) - x.ndim) + x.shape
+        ctx.in_shape, ctx.padded_shape = x.shape, (1,) * (len(reps) - x.ndim) + x.shape
         ctx.reps = reps
         return np.tile(x, reps)
 
     def backward(ctx, grad):
         split = []
-        for r, n in zip(ctx.reps, ctx.in_shape):
+        for r, n in zip(ctx.reps, ctx.padded_shape):
             split += [r, n]
         summed = grad.reshape(tuple(split)).sum(axis=tuple(range(0, len(split), 2)))
         return summed.reshape(ctx.in_shape)

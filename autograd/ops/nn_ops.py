@@ -1,0 +1,139 @@
+"""Fused operations for neural networks: faster or more stable than the same composition.
+
+- ``Normalize``: (x - mean) / √(var + ε) over some axes, then an optional affine ``γ x̂ + β``
+  (layer norm; batch norm in training mode), one pass forward and one backward.
+- ``CrossEntropy``: log-softmax + negative log-likelihood of class indices, with class weights,
+  ``ignore_index``, label smoothing and the reduction, stable for logits of any size.
+
+Both backward formulas run on ndarrays (the fast path) and on Tensors (``create_graph=True``);
+on the differentiable path they recompute what the fast path cached, from the inputs.
+"""
+import numpy as np
+
+from ..function import Function, unbroadcast
+
+
+def _moments(x, axes, eps):
+    """x̂ = (x - mean) · r and r = 1/√(var + ε) over ``axes`` (biased variance); ndarray or Tensor."""
+    centred = x - x.mean(axis=axes, keepdims=True)
+    rstd = ((centred * centred).mean(axis=axes, keepdims=True) + eps) ** -0.5
+    return centred * rstd, rstd
+
+
+class Normalize(Function):
+    """y = γ ⊙ x̂ + β,   x̂ = (x - μ) / √(σ² + ε),   μ, σ² the mean and biased variance of x over
+    ``axes`` (γ, β optional, broadcast against x).
+
+    With g = dL/dy, ĝ = γ ⊙ g and ⟨·⟩ the mean over ``axes``::
+
+        dL/dx = (ĝ - ⟨ĝ⟩ - x̂ ⟨ĝ ⊙ x̂⟩) / √(σ² + ε)
+        dL/dγ = Σ g ⊙ x̂,      dL/dβ = Σ g       (summed down to γ's and β's shapes)
+    """
+
+    def forward(ctx, x, weight=None, bias=None, axes=(-1,), eps=1e-5):
+        xhat, rstd = _moments(x, axes, eps)
+        ctx.axes, ctx.eps, ctx.bias_shape = axes, eps, np.shape(bias)
+        ctx.save(x, weight, xhat, rstd)
+        out = xhat if weight is None else xhat * weight
+        if bias is not None:
+            out = out + bias
+        return out.astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, weight, xhat, rstd = ctx.saved
+        if not isinstance(x, np.ndarray):     # differentiable path: x̂ and r as functions of x
+            xhat, rstd = _moments(x, ctx.axes, ctx.eps)
+        px, pw, pb = ctx.parents
+        gx = gw = gb = None
+        if px is not None:
+            gh = grad if weight is None else grad * weight
+            axes = ctx.axes
+            gx = (gh - gh.mean(axis=axes, keepdims=True)
+                  - xhat * (gh * xhat).mean(axis=axes, keepdims=True)) * rstd
+        if pw is not None:
+            gw = unbroadcast(grad * xhat, weight.shape)
+        if pb is not None:
+            gb = unbroadcast(grad, ctx.bias_shape)
+        return gx, gw, gb
+
+
+def normalize(x, axes, weight=None, bias=None, eps=1e-5):
+    """Normalise ``x`` to zero mean and unit variance over ``axes`` (a tuple of ints), then
+    scale by ``weight`` and shift by ``bias`` if given (both broadcast against x)."""
+    return Normalize.apply(x, weight, bias, axes=tuple(axes), eps=float(eps))
+
+
+class CrossEntropy(Function):
+    """Cross-entropy of logits x (N, C) against class indices t (N,), fused with log-softmax.
+
+    With p = softmax(x) (row-wise), class weights w (1 when not given), smoothing ε and
+    v_n = 0 where t_n = ignore_index (else 1), the target distribution of row n is
+
+        q_n = v_n ((1 - ε) w_{t_n} onehot(t_n) + (ε / C) w),
+        ℓ_n = -Σ_c q_nc log p_nc,      dℓ_n/dx_n = p_n Σ_c q_nc - q_n
+
+    ``reduction``: "none" gives ℓ (N,), "sum" Σ ℓ_n, "mean" Σ ℓ_n / Σ_n v_n w_{t_n} (PyTorch's
+    weighted mean). log p = x - max - log Σ exp(x - max) never overflows.
+    """
+
+    def forward(ctx, x, target, weight=None, ignore_index=-100, label_smoothing=0.0,
+                reduction="mean"):
+        n, c = x.shape
+        ctx.shift = x.max(axis=1, keepdims=True)
+        shifted = x - ctx.shift
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        logp = shifted - np.log(total)
+        valid = target != ignore_index
+        t = np.where(valid, target, 0)
+        rows = np.arange(n)
+        wt = valid.astype(x.dtype) if weight is None else weight[t] * valid
+        loss = -logp[rows, t] * wt
+        if label_smoothing:
+            smooth = -(logp.sum(axis=1) if weight is None else logp @ weight) * valid
+            loss = (1 - label_smoothing) * loss + (label_smoothing / c) * smooth
+        ctx.t, ctx.wt, ctx.valid, ctx.reduction = t, wt, valid, reduction
+        ctx.weight, ctx.smoothing = weight, label_smoothing
+        ctx.save(x, e / total)
+        if reduction == "none":
+            return loss.astype(x.dtype, copy=False)
+        out = loss.sum()
+        if reduction == "mean":
+            ctx.denominator = wt.sum()
+            out = out / ctx.denominator
+        return np.asarray(out, dtype=x.dtype)
+
+    def backward(ctx, grad):
+        x, p = ctx.saved
+        if not isinstance(x, np.ndarray):     # differentiable path: softmax as a function of x
+            e = ctx.xp.exp(x - ctx.shift)
+            p = e / e.sum(axis=1, keepdims=True)
+        if ctx.reduction == "none":
+            g = grad.reshape((-1, 1))
+        elif ctx.reduction == "mean":
+            g = grad / ctx.denominator
+        else:
+            g = grad
+        n, c = x.shape
+        eps, wt = ctx.smoothing, ctx.wt
+        if not eps and isinstance(x, np.ndarray):   # sparse target: no dense q needed
+            gw = g * wt.reshape((-1, 1))       # (N, 1): dL/dℓ_n times the target's weight
+            gx = p * gw
+            gx[np.arange(n), ctx.t] -= gw[:, 0]
+            return gx, None, None
+        q = np.zeros((n, c), dtype=p.dtype)
+        q[np.arange(n), ctx.t] = (1 - eps) * wt
+        if eps:
+            w = np.ones(c, dtype=p.dtype) if ctx.weight is None else ctx.weight
+            q += (eps / c) * (ctx.valid.astype(p.dtype).reshape((-1, 1)) * w)
+        return g * (p * q.sum(axis=1, keepdims=True) - q), None, None
+
+
+def cross_entropy(x, target, weight=None, ignore_index=-100, label_smoothing=0.0,
+                  reduction="mean"):
+    """Fused cross-entropy of logits ``x`` (N, C) against int class indices ``target`` (N,).
+
+    ``weight`` (C,) is a constant array of class weights. See ``CrossEntropy`` for the formula.
+    """
+    return CrossEntropy.apply(x, target, weight, ignore_index=ignore_index,
+                              label_smoothing=float(label_smoothing), reduction=reduction)

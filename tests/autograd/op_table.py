@@ -1,0 +1,152 @@
+"""The one table of operations. Every differentiable operation has a row; the gradcheck test
+(float64 central differences) and the PyTorch parity test both walk it.
+
+A row's ``fn(m, *xs)`` is written once for both frameworks: ``m`` is the module (``autograd``
+or ``torch``) and ``xs`` are its tensors. Where the two spell an operation differently,
+``torch_fn`` gives PyTorch's spelling. ``shapes`` lists input-shape sets to try (broadcasting,
+0-d tensors and size-1 dimensions included); ``domain`` picks where inputs are drawn from.
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+UNARY = [(3, 4), (), (1,), (2, 1, 3)]
+BINARY = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3)), ((1,), (1,))]
+
+
+@dataclass
+class OpCase:
+    name: str
+    fn: Callable
+    shapes: list
+    domain: str = "normal"          # normal | positive | unit (in (-0.9, 0.9))
+    torch_fn: Optional[Callable] = None
+    tags: set = field(default_factory=set)
+
+    def __str__(self):
+        return self.name
+
+
+def _F(m):
+    """The functional namespace: ``torch.nn.functional`` or autograd itself."""
+    return m.nn.functional if m.__name__ == "torch" else m
+
+
+def idx(m, values):
+    """An int64 index tensor in module ``m``."""
+    return m.tensor(values)
+
+
+def unary(name, fn, domain="normal", shapes=UNARY, torch_fn=None):
+    return OpCase(name, fn, [(s,) for s in shapes], domain, torch_fn)
+
+
+def binary(name, fn, domain="normal", shapes=BINARY, torch_fn=None):
+    return OpCase(name, fn, shapes, domain, torch_fn)
+
+
+OPS = [
+    # ---- arithmetic (broadcasting)
+    binary("add", lambda m, a, b: a + b),
+    binary("sub", lambda m, a, b: a - b),
+    binary("mul", lambda m, a, b: a * b),
+    binary("div", lambda m, a, b: a / b, domain="positive"),
+    binary("pow_tensor", lambda m, a, b: a ** b, domain="positive"),
+    binary("maximum", lambda m, a, b: m.maximum(a, b)),
+    binary("minimum", lambda m, a, b: m.minimum(a, b)),
+    binary("where", lambda m, a, b: m.where(a > b, a, b * 2)),
+    unary("add_scalar", lambda m, a: 3.0 + a),
+    unary("rsub_scalar", lambda m, a: 2.0 - a),
+    unary("rdiv_scalar", lambda m, a: 2.0 / a, domain="positive"),
+    unary("neg", lambda m, a: -a),
+    unary("pow_scalar", lambda m, a: a ** 3),
+    unary("pow_fraction", lambda m, a: a ** 0.5, domain="positive"),
+    unary("rpow", lambda m, a: 2.0 ** a),
+    # ---- elementwise functions
+    unary("exp", lambda m, a: m.exp(a)),
+    unary("log", lambda m, a: m.log(a), domain="positive"),
+    unary("sqrt", lambda m, a: m.sqrt(a), domain="positive"),
+    unary("abs", lambda m, a: m.abs(a)),
+    unary("sin", lambda m, a: m.sin(a)),
+    unary("cos", lambda m, a: m.cos(a)),
+    unary("tanh", lambda m, a: m.tanh(a)),
+    unary("sigmoid", lambda m, a: m.sigmoid(a)),
+    unary("relu", lambda m, a: m.relu(a)),
+    unary("leaky_relu", lambda m, a: _F(m).leaky_relu(a, 0.1)),
+    unary("elu", lambda m, a: _F(m).elu(a, 1.5)),
+    unary("gelu", lambda m, a: _F(m).gelu(a)),
+    unary("gelu_tanh", lambda m, a: _F(m).gelu(a, approximate="tanh")),
+    unary("softplus", lambda m, a: _F(m).softplus(a, beta=2.0, threshold=3.0)),
+    unary("erf", lambda m, a: m.erf(a)),
+    unary("clamp", lambda m, a: m.clamp(a, -0.5, 0.7)),
+    unary("clamp_min", lambda m, a: a.clamp(min=0.1)),
+    binary("clamp_tensor", lambda m, a, b: m.clamp(a, min=b), shapes=BINARY[:3]),
+    unary("clone", lambda m, a: a.clone() * 2),
+    unary("rsqrt", lambda m, a: a.rsqrt(), domain="positive"),
+    # ---- reductions
+    unary("sum", lambda m, a: a.sum()),
+    unary("sum_dim", lambda m, a: a.sum(dim=-1), shapes=[(3, 4), (2, 1, 3)]),
+    unary("sum_dims_keepdim", lambda m, a: a.sum(dim=(0, 2), keepdim=True), shapes=[(2, 3, 4)]),
+    unary("mean", lambda m, a: a.mean()),
+    unary("mean_dim", lambda m, a: a.mean(dim=1, keepdim=True), shapes=[(3, 4), (2, 1, 3)]),
+    unary("var", lambda m, a: a.var(dim=1), shapes=[(3, 4), (2, 5, 3)]),
+    unary("var_all_biased", lambda m, a: a.var(correction=0), shapes=[(3, 4), (5,)]),
+    unary("std", lambda m, a: a.std(dim=0, keepdim=True), shapes=[(3, 4), (4, 2)]),
+    unary("max_all", lambda m, a: a.max()),
+    unary("min_all", lambda m, a: a.min()),
+    unary("max_dim", lambda m, a: a.max(dim=1).values, shapes=[(3, 4), (2, 5, 3)]),
+    unary("min_dim_keepdim", lambda m, a: a.min(dim=0, keepdim=True).values,
+          shapes=[(3, 4), (4,)]),
+    unary("amax", lambda m, a: a.amax(dim=(0, 1)), shapes=[(3, 4), (2, 3, 2)]),
+    unary("prod_all", lambda m, a: a.prod(), shapes=[(2, 3), (4,)]),
+    unary("prod_dim", lambda m, a: a.prod(dim=1), shapes=[(3, 4), (2, 3, 2)]),
+    unary("logsumexp", lambda m, a: a.logsumexp(dim=-1), shapes=[(3, 4), (2, 1, 3), (5,)]),
+    unary("softmax", lambda m, a: a.softmax(dim=-1), shapes=[(3, 4), (2, 3, 5), (4,)]),
+    unary("softmax_dim0", lambda m, a: m.softmax(a, dim=0), shapes=[(3, 4)]),
+    unary("log_softmax", lambda m, a: a.log_softmax(dim=1), shapes=[(3, 4), (2, 3, 5)]),
+    unary("norm", lambda m, a: a.norm()),
+    unary("norm_dim", lambda m, a: a.norm(dim=1), shapes=[(3, 4)]),
+    # ---- shapes
+    unary("reshape", lambda m, a: a.reshape(2, -1), shapes=[(3, 4), (2, 1, 3)]),
+    unary("view", lambda m, a: a.view(-1), shapes=[(3, 4)]),
+    unary("flatten", lambda m, a: a.flatten(1), shapes=[(2, 3, 4)]),
+    unary("transpose", lambda m, a: a.transpose(0, 1), shapes=[(3, 4), (2, 3, 4)]),
+    unary("permute", lambda m, a: a.permute(2, 0, 1), shapes=[(2, 3, 4)]),
+    unary("T", lambda m, a: a.T * 1, shapes=[(3, 4)]),
+    unary("mT", lambda m, a: a.mT, shapes=[(2, 3, 4)]),
+    unary("unsqueeze", lambda m, a: a.unsqueeze(1), shapes=[(3, 4), (3,)]),
+    unary("squeeze", lambda m, a: a.squeeze(1), shapes=[(3, 1, 4)]),
+    unary("squeeze_all", lambda m, a: a.squeeze(), shapes=[(1, 3, 1)]),
+    unary("expand", lambda m, a: a.expand(2, 3, 4), shapes=[(3, 1), (1, 4)]),
+    unary("broadcast_to", lambda m, a: m.broadcast_to(a, (2, 3, 4)), shapes=[(3, 1), (4,)]),
+    binary("cat", lambda m, a, b: m.cat([a, b, a], dim=1), shapes=[((2, 3), (2, 1))]),
+    binary("stack", lambda m, a, b: m.stack([a, b], dim=1), shapes=[((2, 3), (2, 3))]),
+    unary("split", lambda m, a: m.split(a, 2, dim=1)[1], shapes=[(3, 5)]),
+    unary("split_sizes", lambda m, a: a.split([1, 3], dim=0)[1] * 2, shapes=[(4, 2)]),
+    unary("chunk", lambda m, a: a.chunk(3, dim=0)[2], shapes=[(5, 2)]),
+    unary("pad", lambda m, a: m.pad(a, (1, 2, 0, 1), value=0.5), shapes=[(2, 3), (2, 2, 3)],
+          torch_fn=lambda t, a: t.nn.functional.pad(a, (1, 2, 0, 1), value=0.5)),
+    unary("flip", lambda m, a: a.flip((0,)) * a, shapes=[(3, 4)]),
+    unary("repeat", lambda m, a: a.repeat(2, 1, 3), shapes=[(3, 4), (4,)]),
+    # ---- indexing
+    unary("index_int", lambda m, a: a[1], shapes=[(3, 4)]),
+    unary("index_slice", lambda m, a: a[1:, ::2], shapes=[(3, 4)]),
+    unary("index_none_ellipsis", lambda m, a: a[None, ..., 1], shapes=[(3, 4), (2, 3, 2)]),
+    unary("index_int_array_repeats", lambda m, a: a[[0, 2, 0, 0]], shapes=[(3, 4)]),
+    unary("index_two_arrays", lambda m, a: a[[0, 1, 1], [2, 0, 2]], shapes=[(3, 4)]),
+    unary("index_bool_mask", lambda m, a: a[a > 0], shapes=[(3, 4)]),
+    unary("masked_fill", lambda m, a: a.masked_fill(a > 0.3, -1.0), shapes=[(3, 4)]),
+    unary("gather", lambda m, a: a.gather(1, idx(m, [[0, 0], [3, 1], [2, 2]])), shapes=[(3, 4)]),
+    unary("index_select", lambda m, a: a.index_select(0, idx(m, [2, 0, 2])), shapes=[(3, 4)]),
+    # ---- linear algebra
+    binary("matmul", lambda m, a, b: a @ b, shapes=[((3, 4), (4, 2))]),
+    binary("matmul_vec_mat", lambda m, a, b: a @ b, shapes=[((4,), (4, 2)), ((3,), (2, 3, 4))]),
+    binary("matmul_mat_vec", lambda m, a, b: a @ b, shapes=[((3, 4), (4,)), ((2, 3, 4), (4,))]),
+    binary("matmul_dot", lambda m, a, b: a @ b, shapes=[((4,), (4,))]),
+    binary("matmul_batched_broadcast", lambda m, a, b: a @ b,
+           shapes=[((2, 1, 3, 4), (5, 4, 2)), ((2, 3, 4), (4, 2))]),
+    OpCase("linear", lambda m, x, w, b: m.linear(x, w, b),
+           [((5, 3), (4, 3), (4,)), ((2, 5, 3), (4, 3), (4,)), ((3,), (2, 3), (2,))],
+           torch_fn=lambda t, x, w, b: t.nn.functional.linear(x, w, b)),
+    OpCase("linear_no_bias", lambda m, x, w: m.linear(x, w),
+           [((5, 3), (4, 3))], torch_fn=lambda t, x, w: t.nn.functional.linear(x, w)),
+]
