@@ -1,0 +1,107 @@
+"""The shared benchmark harness: every framework in its own process, alternated, medians.
+
+On a 2-core machine PyTorch's OpenMP threads and NumPy's BLAS threads fight when both run in one
+process, so each framework is timed in a fresh worker process (``--worker NAME``), the workers
+are alternated A B A B ... for a few rounds so drift of the machine's speed hits all of them,
+and the medians are compared. Same thread count (2) and float32 for all.
+
+A workload module defines ``SETUPS = {"dagrad": fn, "torch": fn, ...}``, each ``fn()``
+returning a ``step()`` callable that runs one iteration, and calls ``main(__name__, SETUPS)``.
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+THREADS = "2"
+
+
+def time_step(step, min_time=0.5, repeats=7):
+    """Median seconds per call of ``step`` (after warm-up), over ``repeats`` timed batches."""
+    for _ in range(3):
+        step()
+    t0 = time.perf_counter()
+    step()
+    single = max(time.perf_counter() - t0, 1e-6)
+    number = max(1, int(min_time / repeats / single))
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            step()
+        samples.append((time.perf_counter() - t0) / number)
+    return statistics.median(samples)
+
+
+def _worker(setups, name):
+    if name == "torch":
+        import torch
+        torch.set_num_threads(int(THREADS))
+    step = setups[name]()
+    seconds = time_step(step)
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024}))
+
+
+def run_worker(module, name, extra_env=None):
+    """Run one framework's worker in a fresh process; returns its JSON result."""
+    env = dict(os.environ, OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS,
+               MKL_NUM_THREADS=THREADS, **(extra_env or {}))
+    out = subprocess.run([sys.executable, "-m", module, "--worker", name], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"benchmark worker {module} {name} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare(module, names, rounds=3):
+    """Alternate the workers of ``names`` for ``rounds``; return {name: {"ms", "peak_mib"}}."""
+    results = {n: [] for n in names}
+    for _ in range(rounds):
+        for n in names:
+            results[n].append(run_worker(module, n))
+    return {n: {"ms": 1e3 * statistics.median(r["seconds"] for r in rs),
+                "peak_mib": statistics.median(r["peak_mib"] for r in rs)}
+            for n, rs in results.items()}
+
+
+def available(setups):
+    """The frameworks whose setup can run here (torch may be missing)."""
+    names = []
+    for n in setups:
+        if n == "torch":
+            try:
+                import importlib.util
+                if importlib.util.find_spec("torch") is None:
+                    continue
+            except ImportError:
+                continue
+        names.append(n)
+    return names
+
+
+def report(title, summary, baseline="torch"):
+    """Print a table of median times and ratios against ``baseline``."""
+    print(f"\n{title}")
+    base = summary.get(baseline, {}).get("ms")
+    for n, r in summary.items():
+        ratio = f"{r['ms'] / base:6.2f}x {baseline}" if base else ""
+        print(f"  {n:10s} {r['ms']:10.3f} ms   peak {r['peak_mib']:7.1f} MiB   {ratio}")
+
+
+def main(module, setups, title, rounds=3):
+    """Command line of a workload module: ``--worker NAME`` (internal) or the comparison."""
+    parser = argparse.ArgumentParser(description=title)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    args = parser.parse_args()
+    if args.worker:
+        _worker(setups, args.worker)
+        return None
+    summary = compare(module, available(setups), args.rounds)
+    report(title, summary)
+    return summary
