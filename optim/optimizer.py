@@ -162,7 +162,7 @@ class Optimizer:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{name}: {label} must be a real number, got "
                             f"{type(value).__name__} {value!r}; {self._hint(key)}")
-        if not (value in allowed):
+        if value not in allowed:
             raise ValueError(f"{name}: {label} must be {allowed}, got {value!r}; "
                              f"{self._hint(key)}")
 
@@ -202,7 +202,9 @@ class Optimizer:
             closure: optional callable that zeroes the gradients, re-evaluates the loss,
                 calls ``backward()`` and returns the loss; it runs with gradient recording on.
 
-        Parameters whose ``.grad`` is None are skipped (their state is not touched).
+        Parameters whose ``.grad`` is None are skipped (their state is not touched).  Updated
+        parameters count as changed in place, so backward through an older graph that saved
+        them raises.
         """
         loss = None
         if closure is not None:
@@ -219,6 +221,9 @@ class Optimizer:
                 if not state:
                     state.update(self._init_state(p.data, options))
                 self._update(p.data, self._gradient(p, options), state, options)
+                # Like any in-place change: a backward through a graph recorded before this
+                # step now raises instead of using the new values.
+                p._version += 1
         return loss
 
     @staticmethod

@@ -226,3 +226,14 @@ def test_bad_parameter_lists():
         optimizer.add_param_group({"lr": 0.1})
     with pytest.raises(TypeError, match="expected a dict"):
         optimizer.add_param_group([leaf([1.0])])
+
+
+def test_backward_through_a_graph_from_before_the_step_raises():
+    """The step changes parameters in place, so a stale graph must not use the new values."""
+    p = leaf([1.0, 2.0])
+    optimizer = optim.SGD([p], lr=0.1)
+    (p * p).sum().backward()
+    stale = (p * p).sum()
+    optimizer.step()
+    with pytest.raises(RuntimeError, match="modified in place"):
+        stale.backward()
