@@ -38,10 +38,21 @@ def _numpy_erf(x):
     return erf_array(x)
 
 
+def _numpy_unfold(x, win):
+    from .ops.conv import unfold_copy
+    return unfold_copy(x, win)
+
+
+def _numpy_fold(cols, win):
+    from .ops.conv import fold_array
+    return fold_array(cols, win)
+
+
 NUMPY = SimpleNamespace(
     exp=np.exp, log=np.log, sin=np.sin, cos=np.cos, tanh=np.tanh, sign=np.sign,
     sigmoid=_numpy_sigmoid, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
     transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
+    unfold=_numpy_unfold, fold=_numpy_fold,
 )
 
 _TENSOR = None
@@ -51,7 +62,7 @@ def tensor_namespace():
     """The namespace of recorded operations (built on first use: it needs the ops)."""
     global _TENSOR
     if _TENSOR is None:
-        from .ops import elementwise as E, indexing as I, shape as S
+        from .ops import conv as C, elementwise as E, indexing as I, shape as S
         from .tensor import Tensor
 
         def sign(x):
@@ -66,5 +77,7 @@ def tensor_namespace():
             flip=lambda x, axis: S.Flip.apply(x, axes=axis),
             unindex=lambda grad, index, shape: I.Unindex.apply(grad, index=index, shape=shape),
             astype=lambda x, dtype: E.cast(x, dtype),
+            unfold=lambda x, win: C.Unfold.apply(x, win=win),
+            fold=lambda cols, win: C.Fold.apply(cols, win=win),
         )
     return _TENSOR
