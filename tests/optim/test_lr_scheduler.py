@@ -7,6 +7,7 @@ import pytest
 import autograd as ag
 import optim
 from optim import lr_scheduler
+from tests.helpers import torch_or_skip
 
 EPOCHS = 100
 LRS = (0.1, 0.05)   # two parameter groups with different starting rates
@@ -47,8 +48,7 @@ SCHEDULERS = {
 
 @pytest.fixture
 def torch():
-    return pytest.importorskip("torch", reason="PyTorch is the reference for parity tests "
-                                                "(install the 'parity' extra)")
+    return torch_or_skip()
 
 
 def lr_sequence(optimizer, scheduler, epochs=EPOCHS):

@@ -4,7 +4,7 @@ import pytest
 
 import autograd as ag
 import optim
-from optim_cases import CASES, NAMES, X0, arrange, loss, make_params, train
+from tests.optim.optim_cases import CASES, NAMES, X0, arrange, loss, make_params, train
 
 
 def leaf(values, dtype=np.float64):

@@ -4,15 +4,15 @@ import pytest
 
 import autograd as ag
 import optim
-from optim_cases import A0, B0, CASES, X0, arrange, case_id, loss, make_params, train
+from tests.helpers import torch_or_skip
+from tests.optim.optim_cases import A0, B0, CASES, X0, arrange, case_id, loss, make_params, train
 
 STEPS = 50
 
 
 @pytest.fixture
 def torch():
-    torch = pytest.importorskip("torch", reason="PyTorch is the reference for parity tests "
-                                                "(install the 'parity' extra)")
+    torch = torch_or_skip()
     # float64 scalar state in torch (e.g. NAdam's mu_product), like ours
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)

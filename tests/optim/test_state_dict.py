@@ -4,7 +4,7 @@ import pytest
 
 import autograd as ag
 import optim
-from optim_cases import CASES, arrange, case_id, make_params, train
+from tests.optim.optim_cases import CASES, arrange, case_id, make_params, train
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
