@@ -139,6 +139,9 @@ class StepLR(LRScheduler):
 
     lr_t = initial_lr · gamma^⌊t / step_size⌋   (computed recursively: lr <- gamma · lr
     whenever t is a positive multiple of step_size).
+
+    Args: optimizer; step_size (int, epochs between decays); gamma (float factor);
+    last_epoch (see ``LRScheduler``).
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
@@ -162,6 +165,8 @@ class MultiStepLR(LRScheduler):
 
     lr_t = initial_lr · gamma^(number of milestones <= t); a milestone listed twice counts
     twice.
+
+    Args: optimizer; milestones (iterable of int epochs); gamma (float factor); last_epoch.
     """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
@@ -182,7 +187,10 @@ class MultiStepLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiply the rate by ``gamma`` every epoch: lr_t = initial_lr · gamma^t."""
+    """Multiply the rate by ``gamma`` every epoch: lr_t = initial_lr · gamma^t.
+
+    Args: optimizer; gamma (float factor per epoch); last_epoch (see ``LRScheduler``).
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -203,6 +211,9 @@ class LinearLR(LRScheduler):
 
     lr_t = initial_lr · (s + (e - s) · min(t, T) / T) with s = start_factor,
     e = end_factor, T = total_iters; computed recursively as PyTorch does.  The usual warm-up.
+
+    Args: optimizer; start_factor (float in (0, 1]); end_factor (float in [0, 1]);
+    total_iters (int); last_epoch (see ``LRScheduler``).
     """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
@@ -240,6 +251,9 @@ class CosineAnnealingLR(LRScheduler):
     PyTorch's recursive form (each rate from the previous one), so the values equal
     ``torch.optim.lr_scheduler.CosineAnnealingLR``'s — including after T_max, where the
     rate climbs back up instead of restarting.
+
+    Args: optimizer; T_max (int, epochs of one half-period); eta_min (float, lowest rate);
+    last_epoch (see ``LRScheduler``).
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
@@ -286,6 +300,10 @@ class SequentialLR(LRScheduler):
         sched = SequentialLR(opt, [warmup, decay], milestones=[5])
 
     At a milestone the next scheduler restarts from its epoch 0 (from initial_lr).
+
+    Args: optimizer; schedulers (list of schedulers built on that optimizer, not
+    ReduceLROnPlateau); milestones (sorted list of int epochs, one fewer than schedulers);
+    last_epoch (see ``LRScheduler``).
     """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
