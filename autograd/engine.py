@@ -114,7 +114,7 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                             grads[p] = gi
                         elif create_graph:
                             grads[p] = prev + gi
-                        elif p in owned:
+                        elif p in owned and type(prev) is np.ndarray:
                             prev += gi
                         else:
                             grads[p] = prev + gi
@@ -226,6 +226,8 @@ def _accumulate_grad(t, g, create_graph, handed):
         gt = g if isinstance(g, Tensor) else Tensor._make(g, None)
         t.grad = gt if t.grad is None else t.grad + gt
         return
+    if type(g) is not np.ndarray:
+        g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
     if g.shape != t.data.shape:
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
                            f"{t.data.shape}")

@@ -10,8 +10,14 @@ from ..function import Function, unbroadcast
 from ..tensor import Tensor
 
 
+_NUMBERS = (float, int, bool)
+
+
 def _shape(x):
-    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    """Shape of an operand: arrays and Tensors have one, Python numbers are 0-d."""
+    if type(x) in _NUMBERS:
+        return ()
+    return x.shape if hasattr(x, "shape") else np.shape(x)
 
 
 class Add(Function):

@@ -279,3 +279,12 @@ def test_in_place_on_leaf_requiring_grad_is_refused_unless_no_grad():
     with ag.no_grad():
         w -= 0.5
     np.testing.assert_allclose(w.data, [0.5, 1.5])
+
+
+def test_zero_dim_gradients_are_arrays_and_accumulate():
+    w = f64(2.0)
+    x = f64([1.0, 2.0, 3.0], requires_grad=False)
+    y = (w * x).sum() + (w * x).sum() + (w * x).sum()     # three contributions to one node
+    y.backward()
+    assert type(w.grad.data) is np.ndarray and w.grad.data.shape == ()
+    assert w.grad.item() == 18.0
