@@ -62,3 +62,39 @@ def torch_parity(fn, torch_fn, arrays, rtol=1e-7, atol=1e-9, seed=1):
         expected = np.zeros(t.shape) if t.grad is None else t.grad
         got = np.zeros(x.shape) if x.grad is None else x.grad
         assert_close(got, expected, rtol, atol, f"gradient of input {k}")
+
+
+def module_parity(ours, theirs, arrays, rtol=1e-7, atol=1e-9, seed=1):
+    """Copy a torch module's weights into ``ours`` the documented way (its state_dict converted
+    to NumPy, through ``load_state_dict``), run both in float64 on the same inputs (floating
+    arrays require grad, integer arrays are indices) and compare the outputs, the gradients of
+    Σ w⊙out for every floating input and every parameter (by name), and the state dicts after
+    the call (running statistics). Returns (ours_output, torch_output)."""
+    torch = torch_or_skip()
+    theirs.double()
+    ours.double()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    arrays = [np.asarray(a) for a in arrays]
+    floating = [np.issubdtype(a.dtype, np.floating) for a in arrays]
+    xs = [ag.tensor(a.astype(np.float64) if f else a, requires_grad=f)
+          for a, f in zip(arrays, floating)]
+    ts = [torch.tensor(a.astype(np.float64) if f else a, requires_grad=f)
+          for a, f in zip(arrays, floating)]
+    out, tout = ours(*xs), theirs(*ts)
+    assert_close(out, tout, rtol, atol, "forward value")
+    w = np.random.default_rng(seed).standard_normal(out.shape)
+    (out * ag.tensor(w)).sum().backward()
+    (tout * torch.tensor(w)).sum().backward()
+    for k, (x, t, f) in enumerate(zip(xs, ts, floating)):
+        if f:
+            assert_close(x.grad, t.grad, rtol, atol, f"gradient of input {k}")
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        expected = theirs_params[name].grad
+        expected = np.zeros(p.shape) if expected is None else expected
+        assert_close(np.zeros(p.shape) if p.grad is None else p.grad, expected, rtol, atol,
+                     f"gradient of parameter {name}")
+    theirs_state = theirs.state_dict()
+    for name, value in ours.state_dict().items():
+        assert_close(value, theirs_state[name], rtol, atol, f"state {name}")
+    return out, tout
