@@ -1,0 +1,34 @@
+"""nn: neural-network modules, losses, initialisers and data utilities on top of autograd.
+
+Every module is a forward composition of autograd operations; backward comes from the engine.
+Names, arguments and parameter layouts follow PyTorch, so a PyTorch state_dict converted to
+NumPy loads directly into the matching module::
+
+    import autograd as ag
+    import nn
+    import nn.functional as F
+
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    loss = nn.CrossEntropyLoss()(model(x), y)
+    loss.backward()
+
+Subpackages: ``nn.functional`` (stateless forms), ``nn.init``, ``nn.utils``, ``nn.data``
+(Dataset, DataLoader), ``nn.datasets`` (small offline data), ``nn.models`` (ready-made models),
+``nn.training`` (a small explicit training loop). Layer families in their own files (conv,
+pooling, rnn, attention, transformer) add one import line each at the end.
+"""
+from . import data, datasets, functional, init, training, utils
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, PReLU, ReLU, Sigmoid, SiLU,
+                         Softmax, Softplus, Tanh)
+from .containers import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .embedding import Embedding
+from .linear import Flatten, Identity, Linear, Unflatten
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
+                   KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
+from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .parameter import Parameter
+from .serialization import SerializationError, load, save
+
+from . import models  # noqa: E402  (last: models are built from the layers above)

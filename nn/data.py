@@ -1,0 +1,176 @@
+"""Datasets and mini-batch loading, as ``torch.utils.data``.
+
+A ``Dataset`` has ``__len__`` and ``__getitem__(i)`` (one sample). ``DataLoader`` walks it in
+mini-batches, optionally shuffled, and turns each batch of samples into Tensors with a collate
+function. Datasets backed by arrays (``TensorDataset``, and ``Subset`` of one) also provide
+``get_batch(indices)``, which the loader uses to fetch a whole batch with one fancy-indexing
+operation per array instead of one Python call per sample.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from autograd import Tensor
+from autograd import generator as global_generator
+
+
+class Dataset:
+    """Base class: subclasses define ``__getitem__(index)`` and ``__len__()``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class TensorDataset(Dataset):
+    """Samples are the i-th rows of each array: ``dataset[i] == (X[i], y[i])``.
+
+    ``arrays`` are Tensors or ndarrays with the same first dimension (the sample dimension).
+    """
+
+    def __init__(self, *arrays):
+        if not arrays:
+            raise ValueError("TensorDataset: give at least one array")
+        self.arrays = [a.data if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+        sizes = [len(a) for a in self.arrays]
+        if len(set(sizes)) > 1:
+            raise ValueError(f"TensorDataset: every array needs the same first dimension (one "
+                             f"row per sample), got sizes {sizes}")
+
+    @property
+    def tensors(self):
+        return tuple(Tensor(a) for a in self.arrays)
+
+    def __len__(self):
+        return len(self.arrays[0])
+
+    def __getitem__(self, index):
+        return tuple(Tensor(a[index]) for a in self.arrays)
+
+    def get_batch(self, indices):
+        """The samples at ``indices`` as a tuple of batched Tensors (one per array)."""
+        return tuple(Tensor(a[indices]) for a in self.arrays)
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset, indices):
+        self.dataset, self.indices = dataset, np.asarray(indices, dtype=np.int64)
+
+    def __len__(self):
+        return len(self.indices)
+
+    def __getitem__(self, index):
+        return self.dataset[int(self.indices[index])]
+
+    def __getattr__(self, name):
+        # get_batch exists exactly when the underlying dataset has it
+        if name == "get_batch" and hasattr(self.dataset, "get_batch"):
+            return lambda indices: self.dataset.get_batch(self.indices[indices])
+        raise AttributeError(f"'Subset' object has no attribute '{name}'")
+
+
+def random_split(dataset, lengths, seed=None, generator=None):
+    """Split ``dataset`` into non-overlapping random ``Subset``\\ s of the given ``lengths``
+    (counts summing to len(dataset), or fractions summing to 1; leftovers from rounding go to
+    the first subsets one by one, as PyTorch). ``seed`` (or a ``numpy.random.Generator``
+    ``generator``) makes the split reproducible; otherwise autograd's global generator is used."""
+    n = len(dataset)
+    lengths = list(lengths)
+    if lengths and all(isinstance(x, float) and 0 <= x <= 1 for x in lengths) \
+            and math.isclose(sum(lengths), 1.0) and sum(lengths) <= 1:
+        counts = [int(math.floor(n * f)) for f in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError(f"random_split: lengths {lengths} must sum to the dataset size {n} "
+                         f"(or be fractions summing to 1)")
+    rng = _rng(seed, generator)
+    order = rng.permutation(n)
+    out, start = [], 0
+    for k in lengths:
+        out.append(Subset(dataset, order[start:start + k]))
+        start += k
+    return out
+
+
+def _rng(seed, gen):
+    if gen is not None:
+        return gen
+    return np.random.default_rng(seed) if seed is not None else global_generator()
+
+
+def default_collate(samples):
+    """Turn a list of samples into a batch: tuples/lists are collated position by position,
+    dicts key by key, and Tensors, arrays and numbers are stacked into one Tensor (Python
+    floats become float32, ints int64)."""
+    first = samples[0]
+    if isinstance(first, (tuple, list)):
+        return type(first)(default_collate(list(column)) for column in zip(*samples))
+    if isinstance(first, dict):
+        return {key: default_collate([s[key] for s in samples]) for key in first}
+    if isinstance(first, Tensor):
+        return Tensor(np.stack([s.data for s in samples]))
+    if isinstance(first, np.ndarray):
+        return Tensor(np.stack(samples))
+    if isinstance(first, bool):
+        return Tensor(np.array(samples, dtype=np.bool_))
+    if isinstance(first, numbers.Integral):
+        return Tensor(np.array(samples, dtype=np.int64))
+    if isinstance(first, numbers.Real):
+        return Tensor(np.array(samples, dtype=np.float32))
+    if isinstance(first, np.generic):
+        return Tensor(np.array(samples))
+    return samples   # e.g. strings: left as a list
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in mini-batches.
+
+    Args:
+        dataset: a Dataset (anything with ``__len__`` and ``__getitem__``).
+        batch_size: samples per batch.
+        shuffle: visit the samples in a new random order every epoch.
+        drop_last: drop the last batch if it is smaller than ``batch_size``.
+        collate_fn: turns a list of samples into a batch (default: ``default_collate``).
+        seed: seed of the loader's own generator, so the sequence of epochs is reproducible;
+            without it the shuffles come from autograd's global generator (``ag.manual_seed``).
+        generator: a ``numpy.random.Generator`` to use instead of ``seed``.
+
+    ``len(loader)`` is the number of batches per epoch.
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
+                 seed=None, generator=None):
+        if not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+            raise ValueError(f"DataLoader: batch_size must be a positive integer, got "
+                             f"{batch_size!r}")
+        self.dataset, self.batch_size = dataset, int(batch_size)
+        self.shuffle, self.drop_last = shuffle, drop_last
+        self.collate_fn = collate_fn
+        self.generator = generator if generator is not None else (
+            np.random.default_rng(seed) if seed is not None else None)
+
+    def __len__(self):
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            order = (self.generator or global_generator()).permutation(n)
+        else:
+            order = np.arange(n)
+        fast = self.collate_fn is None and hasattr(self.dataset, "get_batch")
+        for start in range(0, len(self) * self.batch_size, self.batch_size):
+            idx = order[start:start + self.batch_size]
+            if fast:
+                yield self.dataset.get_batch(idx)
+            else:
+                collate = self.collate_fn or default_collate
+                yield collate([self.dataset[int(i)] for i in idx])

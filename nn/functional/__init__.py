@@ -1,0 +1,15 @@
+"""``nn.functional`` (import as F): the stateless forms of the layers and losses.
+
+Each function is a composition of autograd operations (or one fused operation), with the
+formula in its docstring. Layer families in their own files add one import line below.
+"""
+from autograd import pad
+
+from .activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, prelu, relu, sigmoid,
+                         silu, softmax, softplus, tanh)
+from .dropout import dropout
+from .linear import embedding, linear, one_hot
+from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
+                   gaussian_nll_loss, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
+                   smooth_l1_loss)
+from .normalization import batch_norm, layer_norm

@@ -1,0 +1,2 @@
+"""Ready-made models. Each model family lives in its own file and adds one import line below."""
+from .mlp import MLP

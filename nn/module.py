@@ -1,0 +1,503 @@
+"""``Module``: the base class of every layer and model.
+
+A module owns parameters (``Parameter``), buffers (Tensors that are state but not learned, such
+as batch norm's running statistics) and child modules. All three are registered simply by
+assigning them to attributes, and are kept in insertion order::
+
+    class TwoLayer(Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = Linear(4, 8)      # a child module: its parameters become ours
+            self.out = Linear(8, 1)
+
+        def forward(self, x):
+            return self.out(self.hidden(x).relu())
+
+A module only defines ``forward`` as a composition of autograd operations; the engine derives
+the backward pass. Calling the module (``model(x)``) runs ``forward`` and records, on every
+graph node created inside it, the dotted path of the module that created it (e.g.
+``hidden`` or ``encoder.layers.0.self_attn``), which ``viz`` uses to group nodes.
+
+Paths are relative to the outermost module being called: that module's own path is ``None``
+(nodes it creates directly, like nodes created outside any module, carry ``module=None``), its
+children are ``"hidden"``, ``"out"``, their children ``"hidden.0"`` and so on. A module called
+from a module it is not registered under gets its class name as the last path component.
+"""
+import threading
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from autograd import Tensor, no_grad
+from autograd.grad_mode import STATE
+
+from .parameter import Parameter
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _Running(threading.local):
+    """Per-thread: the Module whose ``forward`` is running (None outside every module)."""
+    module = None
+
+
+_RUNNING = _Running()
+# Bumped whenever a child module is added or removed anywhere, so cached path tables are
+# rebuilt lazily after the module tree changes (normally only while models are built).
+_tree_version = 0
+
+
+def _tree_changed():
+    global _tree_version
+    _tree_version += 1
+
+
+def _path_in(parent, child, parent_path):
+    """The dotted path of ``child`` when called while ``parent`` (at ``parent_path``) runs."""
+    if child is parent:
+        return parent_path
+    cache = parent.__dict__.get("_path_cache")
+    if cache is None or cache[0] != _tree_version:
+        table = {}
+        for name, m in parent.named_modules():
+            if name:
+                table.setdefault(id(m), name)
+        cache = (_tree_version, table)
+        object.__setattr__(parent, "_path_cache", cache)
+    relative = cache[1].get(id(child))
+    if relative is None:
+        relative = type(child).__name__
+    return relative if parent_path is None else parent_path + "." + relative
+
+
+class _Handle:
+    """Returned by ``register_forward_hook`` and friends; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+
+class Module:
+    """Base class for all layers and models. Subclasses call ``super().__init__()`` first,
+    assign parameters, buffers and submodules as attributes, and define ``forward``."""
+
+    training = True
+
+    def __init__(self):
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent"] = {}
+        d["_modules"] = {}
+        d["_forward_pre_hooks"] = {}
+        d["_forward_hooks"] = {}
+
+    # ----------------------------------------------------------------------- forward
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} does not define forward(); every "
+                                  f"Module subclass must implement it")
+
+    def __call__(self, *args, **kwargs):
+        """Run ``forward`` (with hooks), recording this module's path on the new graph nodes."""
+        running = _RUNNING
+        parent = running.module
+        previous = STATE.module
+        running.module = self
+        STATE.module = None if parent is None else _path_in(parent, self, previous)
+        try:
+            if self._forward_pre_hooks:
+                for hook in list(self._forward_pre_hooks.values()):
+                    result = hook(self, args)
+                    if result is not None:
+                        args = result if isinstance(result, tuple) else (result,)
+            out = self.forward(*args, **kwargs)
+            if self._forward_hooks:
+                for hook in list(self._forward_hooks.values()):
+                    result = hook(self, args, out)
+                    if result is not None:
+                        out = result
+            return out
+        finally:
+            running.module = parent
+            STATE.module = previous
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` runs before ``forward``; it may return new args."""
+        return self._add_hook(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
+        return self._add_hook(self._forward_hooks, hook)
+
+    @staticmethod
+    def _add_hook(hooks, hook):
+        key = max(hooks, default=-1) + 1
+        hooks[key] = hook
+        return _Handle(hooks, key)
+
+    # ----------------------------------------------------------------- registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params, modules = d.get("_parameters"), d.get("_modules")
+        if isinstance(value, (Parameter, Module)) and params is None:
+            raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before "
+                                 f"Module.__init__() is called: call super().__init__() first "
+                                 f"in {type(self).__name__}.__init__")
+        if isinstance(value, Parameter):
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} as parameter '{name}' of "
+                                f"{type(self).__name__} (nn.Parameter or None expected); to "
+                                f"change its values use `with ag.no_grad(): "
+                                f"module.{name}.copy_(value)`")
+            params[name] = None
+        elif isinstance(value, Module):
+            self._forget(name)
+            modules[name] = value
+            _tree_changed()
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} as child module "
+                                f"'{name}' of {type(self).__name__} (Module or None expected)")
+            modules[name] = None
+            _tree_changed()
+        elif name in d.get("_buffers", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} as buffer '{name}' of "
+                                f"{type(self).__name__} (Tensor or None expected)")
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: parameters, buffers and modules live in dicts.
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            items = d.get(store)
+            if items is not None and name in items:
+                return items[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        if name in self._modules:
+            _tree_changed()
+        if not self._forget(name):
+            object.__delattr__(self, name)
+
+    def _forget(self, name):
+        """Remove ``name`` from every registry and the instance dict; True if it was there."""
+        found = False
+        for store in ("_parameters", "_buffers", "_modules"):
+            if self.__dict__[store].pop(name, _MISSING) is not _MISSING:
+                found = True
+        self._non_persistent.pop(name, None)
+        if name in self.__dict__:
+            del self.__dict__[name]
+            found = True
+        return found
+
+    def register_parameter(self, name, param):
+        """Register ``param`` (a Parameter or None) under ``name``."""
+        self._check_name(name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: '{name}' must be an nn.Parameter or None, got "
+                            f"{type(param).__name__}; wrap it: nn.Parameter(tensor)")
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Register ``tensor`` (a Tensor or None) as a buffer: state that is saved in
+        ``state_dict`` (unless ``persistent=False``) but is not a parameter."""
+        self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            tensor = Tensor(np.asarray(tensor))
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent[name] = True
+
+    def add_module(self, name, module):
+        """Register ``module`` (a Module or None) as a child called ``name``."""
+        self._check_name(name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: '{name}' must be a Module or None, got "
+                            f"{type(module).__name__}")
+        self._forget(name)
+        self._modules[name] = module
+        _tree_changed()
+
+    register_module = add_module
+
+    def _check_name(self, name, kind):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot register a {kind} before Module.__init__() is called")
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"{kind} name must be a non-empty string without '.', got {name!r}")
+
+    # --------------------------------------------------------------------- traversal
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(path, module) for this module and every descendant, depth first, each once."""
+        stack = [(prefix, self)]
+        memo = set() if memo is None else memo
+        while stack:
+            path, m = stack.pop()
+            if remove_duplicate:
+                if id(m) in memo:
+                    continue
+                memo.add(id(m))
+            yield path, m
+            children = [(path + "." + name if path else name, child)
+                        for name, child in m._modules.items() if child is not None]
+            stack.extend(reversed(children))
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        """(name, module) for the direct children, in registration order."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for path, m in modules:
+            for name, value in m.__dict__[store].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (path + "." + name if path else name), value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, Parameter) pairs: own parameters first, then each child's, in
+        registration order; a parameter shared by two modules is listed once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        """All parameters (see ``named_parameters``); pass to an optimizer."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target):
+        """The descendant at dotted path ``target`` ("" is this module)."""
+        m = self
+        for part in target.split(".") if target else []:
+            if part not in m._modules or m._modules[part] is None:
+                raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking "
+                                     f"up '{target}')")
+            m = m._modules[part]
+        return m
+
+    # ----------------------------------------------------------------- modes and state
+    def train(self, mode=True):
+        """Set training mode (``mode=True``) or evaluation mode on this module and all
+        descendants; layers such as Dropout and BatchNorm behave differently in each."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(mode): mode must be True or False, got {mode!r}")
+        for m in self.modules():
+            m.training = mode
+        return self
+
+    def eval(self):
+        """Evaluation mode: the same as ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Turn gradient tracking on or off for every parameter (e.g. to freeze a layer)."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's ``.grad``: to None (default) or to zeros in place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad = Tensor(np.zeros_like(p.data))
+
+    def apply(self, fn):
+        """Call ``fn(m)`` on every descendant (children first) and then on this module, e.g.
+        for custom initialisation: ``model.apply(init_weights)``. Returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Cast floating-point parameters and buffers to a dtype (``to(ag.float64)``,
+        ``to(dtype=...)``); device arguments such as ``"cpu"`` are accepted and ignored.
+        Integer buffers (e.g. ``num_batches_tracked``) keep their dtype. Returns self."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, str) and arg.split(":")[0] == "cpu":
+                continue
+            dtype = arg
+        if dtype is None:
+            return self
+        dtype = np.dtype(dtype)
+        if not np.issubdtype(dtype, np.floating):
+            raise TypeError(f"to(): only floating-point dtypes are supported for a module's "
+                            f"parameters, got {dtype}")
+        for m in self.modules():
+            for t in list(m._parameters.values()) + list(m._buffers.values()):
+                if t is not None and np.issubdtype(t.dtype, np.floating) and t.dtype != dtype:
+                    t.data = t.data.astype(dtype)
+                    t._version += 1
+                    if t.grad is not None:
+                        t.grad.data = t.grad.data.astype(dtype)
+        return self
+
+    def float(self):
+        """Cast floating-point parameters and buffers to float32."""
+        return self.to(np.float32)
+
+    def double(self):
+        """Cast floating-point parameters and buffers to float64 (e.g. for gradcheck)."""
+        return self.to(np.float64)
+
+    def half(self):
+        return self.to(np.float16)
+
+    # ------------------------------------------------------------------- state dicts
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """An ordered dict of every parameter and persistent buffer by dotted name, as in
+        PyTorch (``"0.weight"``, ``"bn.running_mean"``, ...). Values are detached Tensors
+        sharing memory with the module (the Parameters themselves with ``keep_vars=True``)."""
+        out = OrderedDict() if destination is None else destination
+        for path, m in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
+            base = path + "." if path else ""
+            for name, p in m._parameters.items():
+                if p is not None:
+                    out[base + name] = p if keep_vars else p.detach()
+            for name, b in m._buffers.items():
+                if b is not None and name not in m._non_persistent:
+                    out[base + name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from ``state_dict`` (name -> Tensor, ndarray or anything NumPy can
+        convert, e.g. a PyTorch state_dict with ``.numpy()`` values) into the parameters and
+        buffers, in place.
+
+        Raises RuntimeError naming every mis-shaped key, and with ``strict=True`` also every
+        missing and unexpected key; nothing is modified when it raises. Returns
+        ``(missing_keys, unexpected_keys)``.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"load_state_dict: expected a dict of name -> array, got "
+                            f"{type(state_dict).__name__}")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        mismatched, updates = [], []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = _as_array(state_dict[key], key)
+            if value.shape != target.shape:
+                mismatched.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{value.shape} from checkpoint, the shape in current model "
+                                  f"is {target.shape}.")
+            else:
+                updates.append((target, value))
+        if mismatched or (strict and (missing or unexpected)):
+            lines = []
+            if missing:
+                lines.append("Missing key(s) in state_dict: " + ", ".join(map(repr, missing)))
+            if unexpected:
+                lines.append("Unexpected key(s) in state_dict: "
+                             + ", ".join(map(repr, unexpected)))
+            lines += mismatched
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(lines))
+        with no_grad():
+            for target, value in updates:
+                target.copy_(value)
+        return IncompatibleKeys(missing, unexpected)
+
+    # --------------------------------------------------------------------------- repr
+    def extra_repr(self):
+        """The text inside this module's parentheses in ``repr`` (its hyper-parameters)."""
+        return ""
+
+    def __repr__(self):
+        lines = [line for line in self.extra_repr().split("\n") if line]
+        for names, child, count in _fold_repeats(self._modules):
+            text = _indent(repr(child), 2)
+            label = names[0] if count == 1 else f"{names[0]}-{names[-1]}"
+            lines.append(f"({label}): " + (text if count == 1 else f"{count} x {text}"))
+        if not self._modules and len(lines) <= 1:
+            return f"{type(self).__name__}({lines[0] if lines else ''})"
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+
+_MISSING = object()
+
+
+def _as_array(value, key):
+    """A state-dict value as an ndarray (Tensor, ndarray, number, or anything array-like)."""
+    if isinstance(value, Tensor):
+        return value.data
+    try:
+        arr = np.asarray(value)
+    except Exception as e:  # e.g. a torch tensor that still requires grad
+        raise TypeError(f"load_state_dict: cannot convert the value for '{key}' "
+                        f"({type(value).__name__}) to an array: {e}. Convert it first, e.g. "
+                        f"v.detach().numpy()") from None
+    if arr.dtype.hasobject:
+        raise TypeError(f"load_state_dict: the value for '{key}' is an object array; "
+                        f"expected numbers")
+    return arr
+
+
+def _fold_repeats(modules):
+    """Group consecutive children with integer names and identical repr: yields
+    (names, child, count), as PyTorch prints '(0-11): 12 x Block(...)'."""
+    groups = []
+    for name, child in modules.items():
+        if child is None:
+            continue
+        text = repr(child)
+        if (groups and name.isdigit() and groups[-1][0][-1].isdigit()
+                and int(name) == int(groups[-1][0][-1]) + 1 and groups[-1][2] == text):
+            groups[-1][0].append(name)
+        else:
+            groups.append([[name], child, text])
+    return [(names, child, len(names)) for names, child, _ in groups]
+
+
+def _indent(text, spaces):
+    lines = text.split("\n")
+    return lines[0] + "".join("\n" + " " * spaces + line for line in lines[1:])

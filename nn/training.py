@@ -1,0 +1,127 @@
+"""A small, explicit training loop: epochs of mini-batches, an optional progress bar, and a
+history of the loss and metrics. It does exactly what you would write by hand::
+
+    for epoch in range(epochs):
+        model.train()
+        for x, y in train_loader:
+            loss = loss_fn(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        model.eval()     # then measure loss and metrics on val_loader under no_grad()
+
+Metrics are functions ``metric(output, target) -> float`` averaged over the samples of an
+epoch (e.g. ``accuracy``). ``optimizer`` is anything with ``zero_grad()`` and ``step()`` (an
+``optim`` optimizer, or your own).
+"""
+import numpy as np
+
+from autograd import no_grad
+
+
+def accuracy(output, target):
+    """Fraction of rows whose largest output is at the target class: mean(argmax(output) == y)."""
+    out = output.data if hasattr(output, "data") else np.asarray(output)
+    y = target.data if hasattr(target, "data") else np.asarray(target)
+    return float(np.mean(out.argmax(axis=-1) == y))
+
+
+def _batch_size(target):
+    return len(target) if getattr(target, "ndim", 0) else 1
+
+
+def train_epoch(model, loader, loss_fn, optimizer, metrics=None, on_batch=None):
+    """One pass over ``loader`` updating ``model``; returns {"loss": mean loss, metric: mean}."""
+    metrics = metrics or {}
+    model.train()
+    totals = dict.fromkeys(["loss", *metrics], 0.0)
+    count = 0
+    for x, y in loader:
+        output = model(x)
+        loss = loss_fn(output, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        n = _batch_size(y)
+        count += n
+        totals["loss"] += loss.item() * n
+        for name, fn in metrics.items():
+            totals[name] += fn(output, y) * n
+        if on_batch is not None:
+            on_batch(loss.item())
+    return {name: total / max(count, 1) for name, total in totals.items()}
+
+
+def evaluate(model, loader, loss_fn=None, metrics=None):
+    """Mean loss (if ``loss_fn`` is given) and metrics over ``loader`` in evaluation mode,
+    without recording a graph. Restores the model's previous mode."""
+    metrics = metrics or {}
+    was_training = model.training
+    model.eval()
+    names = (["loss"] if loss_fn is not None else []) + list(metrics)
+    totals = dict.fromkeys(names, 0.0)
+    count = 0
+    try:
+        with no_grad():
+            for x, y in loader:
+                output = model(x)
+                n = _batch_size(y)
+                count += n
+                if loss_fn is not None:
+                    totals["loss"] += loss_fn(output, y).item() * n
+                for name, fn in metrics.items():
+                    totals[name] += fn(output, y) * n
+    finally:
+        model.train(was_training)
+    return {name: total / max(count, 1) for name, total in totals.items()}
+
+
+def fit(model, loss_fn, optimizer, train_loader, epochs=1, val_loader=None, metrics=None,
+        progress=True):
+    """Train for ``epochs`` epochs; return the history, a dict of per-epoch lists:
+    "loss" and each metric on the training batches, and "val_loss" / "val_<metric>" when a
+    ``val_loader`` is given.
+
+    ``progress=True`` shows a tqdm progress bar over all batches when tqdm is installed (else
+    prints one line per epoch); ``progress=False`` is silent.
+    """
+    metrics = dict(metrics or {})
+    history = {name: [] for name in ["loss", *metrics]}
+    if val_loader is not None:
+        history.update({"val_" + name: [] for name in ["loss", *metrics]})
+    bar = _progress_bar(epochs * len(train_loader)) if progress else None
+    try:
+        for epoch in range(1, epochs + 1):
+            if bar is not None:
+                bar.set_description(f"epoch {epoch}/{epochs}")
+            on_batch = None if bar is None else (lambda loss: _advance(bar, loss))
+            results = train_epoch(model, train_loader, loss_fn, optimizer, metrics, on_batch)
+            if val_loader is not None:
+                results.update({"val_" + k: v for k, v in
+                                evaluate(model, val_loader, loss_fn, metrics).items()})
+            for name, value in results.items():
+                history[name].append(value)
+            summary = "  ".join(f"{k} {v:.4f}" for k, v in results.items())
+            if bar is not None:
+                bar.set_postfix_str(summary)
+            elif progress:
+                print(f"epoch {epoch}/{epochs}  {summary}", flush=True)
+    finally:
+        if bar is not None:
+            bar.close()
+    return history
+
+
+def _progress_bar(total):
+    """A tqdm bar, or None when tqdm is not installed (fit then prints per epoch)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="batch", dynamic_ncols=True)
+
+
+def _advance(bar, loss):
+    bar.update(1)
+    if bar.n % 10 == 0:
+        bar.set_postfix_str(f"loss {loss:.4f}", refresh=False)
