@@ -98,3 +98,19 @@ def module_parity(ours, theirs, arrays, rtol=1e-7, atol=1e-9, seed=1):
     for name, value in ours.state_dict().items():
         assert_close(value, theirs_state[name], rtol, atol, f"state {name}")
     return out, tout
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Run PyTorch on one thread for a test module (use it with ``autouse`` or by name): its
+    threaded float64 kernels for tiny grouped convolutions are ~100x slower than one thread
+    when test workers share the cores."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
