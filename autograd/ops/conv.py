@@ -21,7 +21,6 @@ Layouts are PyTorch's: images (N, C, H, W); convolution weights (C_out, C_in/gro
 transposed-convolution weights (C_in, C_out/groups, kh, kw). ``groups`` splits the channels into
 independent convolutions (groups = C_in is the depthwise convolution).
 """
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -97,9 +96,9 @@ def unfold_array(x, win, value=0.0):
                       (sn, sc, sh * dh, sw * dw, sh * th, sw * tw), writeable=False)
 
 
-def unfold_copy(x, win):
+def unfold_copy(x, win, value=0.0):
     """im2col as a contiguous array (the form a matrix product wants)."""
-    return np.ascontiguousarray(unfold_array(x, win))
+    return np.ascontiguousarray(unfold_array(x, win, value))
 
 
 def fold_array(cols, win):
@@ -145,12 +144,12 @@ def _correlate(xp, a, cols, groups, shape):
 # ------------------------------------------------------------------------ operations
 class Unfold(Function):
     """cols = the kernel windows of x (im2col):
-    cols[n, c, i, j, h, w] = x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]   (padding = ``value``);
+    cols[n, c, i, j, h, w] = x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]   (zero padding);
     dL/dx = fold(dL/dcols): each entry's gradient goes back to the pixel it was read from."""
 
-    def forward(ctx, x, win, value=0.0):
+    def forward(ctx, x, win):
         ctx.win = win
-        return np.ascontiguousarray(unfold_array(x, win, value))
+        return unfold_copy(x, win)
 
     def backward(ctx, grad):
         return ctx.xp.fold(grad, ctx.win)
@@ -303,12 +302,15 @@ def _lift(x, weight, spatial):
             weight.reshape(weight.shape[:2] + (1,) + weight.shape[2:]))
 
 
-def _batched(op, x, spatial, fn):
-    """Run ``fn`` on a batch; an unbatched input (C, ...) is treated as a batch of one."""
-    if x.ndim == spatial + 1:
-        out = fn(x.reshape((1,) + x.shape))
-        return out.reshape(out.shape[1:])
-    return fn(x)
+def batched(x, spatial, fn):
+    """Run ``fn`` on a batch; an unbatched input (C, ...) is treated as a batch of one (and
+    every output of ``fn`` loses that batch dimension again)."""
+    if x.ndim != spatial + 1:
+        return fn(x)
+    out = fn(x.reshape((1,) + x.shape))
+    if isinstance(out, tuple):
+        return tuple(o.reshape(o.shape[1:]) for o in out)
+    return out.reshape(out.shape[1:])
 
 
 def _conv(op, x, weight, bias, stride, padding, dilation, groups, spatial):
@@ -332,7 +334,7 @@ def _conv(op, x, weight, bias, stride, padding, dilation, groups, spatial):
         out = Conv2d.apply(*args, win=win, groups=int(groups))
         return out if spatial == 2 else out.reshape(out.shape[:2] + out.shape[3:])
 
-    return _batched(op, x, spatial, run)
+    return batched(x, spatial, run)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -395,11 +397,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              f"{x.shape[2:]}, kernel_size {kernel}, stride {st}, padding "
                              f"{pads}, dilation {dil} and output_padding {extra}; use less "
                              f"padding")
-        win = window(op, size, kernel, st, tuple((p, p) for p in pads), dil)
+        # the windows are the input's pixels (output_padding adds rows no window covers)
+        win = Window(size, kernel, st, tuple((p, p) for p in pads), dil, x.shape[2:])
         args = (x, weight) if bias is None else (x, weight, bias)
         return ConvTranspose2d.apply(*args, win=win, groups=int(groups))
 
-    return _batched(op, x, 2, run)
+    return batched(x, 2, run)
 
 
 def _window_args(op, x, kernel_size, dilation, padding, stride, size=None):

@@ -1,0 +1,185 @@
+"""Convolution operations (autograd.ops.conv): PyTorch parity of outputs and of the gradients
+for input, weight and bias over the option grid, float64 gradcheck on a covering subset, and
+second derivatives (create_graph) through the convolution's backward."""
+import itertools
+
+import numpy as np
+import pytest
+
+import autograd as ag
+from autograd.ops import conv as C
+from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
+                           torch_parity)
+
+C_IN = 4
+C_OUT = {1: 6, 2: 4, C_IN: 8}     # groups -> out channels (depthwise with multiplier 2)
+SIZE = (7, 6)                     # non-square
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def _conv_out(n, k, s, p, d):
+    lo_hi = d * (k - 1) if p == "same" else 2 * p
+    return (n + lo_hi - d * (k - 1) - 1) // s + 1
+
+
+def _conv_grid():
+    for k, s, p, d, g, n in itertools.product((1, 3, 5), (1, 2), (0, 1, "same"), (1, 2),
+                                               (1, 2, C_IN), (1, 3)):
+        if p == "same" and s != 1:
+            continue     # PyTorch (and dagrad) refuse 'same' for strided convolutions
+        if min(_conv_out(m, k, s, p, d) for m in SIZE) < 1:
+            continue
+        yield pytest.param(k, s, p, d, g, n, id=f"k{k}-s{s}-p{p}-d{d}-g{g}-n{n}")
+
+
+def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, seed=0):
+    w_shape = (C_IN, C_OUT[g] // g, k, k) if transposed else (C_OUT[g], C_IN // g, k, k)
+    shapes = [(n, C_IN) + size, w_shape] + ([(C_OUT[g],)] if bias else [])
+    return random_inputs(shapes, seed=seed)
+
+
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()))
+def test_conv2d_matches_pytorch(k, s, p, d, g, n):
+    torch = torch_or_skip()
+    torch_parity(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g),
+                 lambda x, w, b: torch.nn.functional.conv2d(x, w, b, s, p, d, g),
+                 _conv_arrays(k, g, n), rtol=1e-10, atol=1e-10)
+
+
+def _transposed_grid():
+    for k, s, p, op, d, g, n in itertools.product((1, 3, 5), (1, 2), (0, 1), (0, 1), (1, 2),
+                                                  (1, 2, C_IN), (1, 3)):
+        if op >= max(s, d):
+            continue     # output_padding must be smaller than stride or dilation
+        yield pytest.param(k, s, p, op, d, g, n, id=f"k{k}-s{s}-p{p}-op{op}-d{d}-g{g}-n{n}")
+
+
+@pytest.mark.parametrize("k,s,p,op,d,g,n", list(_transposed_grid()))
+def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
+    torch = torch_or_skip()
+    torch_parity(lambda x, w, b: C.conv_transpose2d(x, w, b, s, p, op, g, d),
+                 lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, s, p, op, g, d),
+                 _conv_arrays(k, g, n, size=(4, 3), transposed=True), rtol=1e-10, atol=1e-10)
+
+
+# Every value of every option appears at least once; small shapes keep finite differences fast.
+GRADCHECK = [  # kernel, stride, padding, dilation, groups, batch
+    (1, 1, 0, 1, 1, 1), (3, 1, 1, 1, 1, 3), (3, 2, 0, 2, 2, 1), (5, 1, "same", 1, C_IN, 1),
+    (3, 1, "same", 2, 2, 1), (5, 2, 1, 1, 1, 1), (3, 2, 1, 2, C_IN, 3),
+]
+
+
+@pytest.mark.parametrize("k,s,p,d,g,n", GRADCHECK)
+def test_conv2d_gradcheck(k, s, p, d, g, n):
+    xs = leaves(_conv_arrays(k, g, n, size=(6, 5)))
+    assert ag.gradcheck(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g), xs)
+
+
+@pytest.mark.parametrize("k,s,p,d,g,n", GRADCHECK)
+def test_conv_transpose2d_gradcheck(k, s, p, d, g, n):
+    p = 1 if p == "same" else p
+    op = 1 if s > 1 else 0
+    xs = leaves(_conv_arrays(k, g, n, size=(3, 2), transposed=True))
+    assert ag.gradcheck(lambda x, w, b: C.conv_transpose2d(x, w, b, s, p, op, g, d), xs)
+
+
+@pytest.mark.parametrize("k,s,p,d,g", [(3, 1, 1, 1, 1), (2, 2, 0, 1, 2), (3, 1, "same", 2, 4),
+                                       (1, 2, 0, 1, 4)])
+def test_conv1d_matches_pytorch_and_gradcheck(k, s, p, d, g):
+    torch = torch_or_skip()
+    arrays = random_inputs([(3, C_IN, 9), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
+    torch_parity(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g),
+                 lambda x, w, b: torch.nn.functional.conv1d(x, w, b, s, p, d, g), arrays,
+                 rtol=1e-10, atol=1e-10)
+    small = random_inputs([(1, C_IN, 6), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
+    assert ag.gradcheck(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g), leaves(small))
+
+
+def test_conv_without_bias_and_unbatched_input():
+    torch = torch_or_skip()
+    torch_parity(lambda x, w: C.conv2d(x, w, padding=(1, 2), stride=(2, 1)),
+                 lambda x, w: torch.nn.functional.conv2d(x, w, padding=(1, 2), stride=(2, 1)),
+                 random_inputs([(C_IN, 5, 6), (3, C_IN, 3, 2)]), rtol=1e-10, atol=1e-10)
+    torch_parity(lambda x, w: C.conv_transpose2d(x, w, stride=2),
+                 lambda x, w: torch.nn.functional.conv_transpose2d(x, w, stride=2),
+                 random_inputs([(C_IN, 3, 2), (C_IN, 2, 3, 3)]), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("kernel,dilation,padding,stride", [
+    ((2, 3), (1, 2), 1, (2, 1)), (3, 1, 0, 1), ((1, 2), 2, (0, 1), (1, 3))])
+def test_unfold_fold_match_pytorch(kernel, dilation, padding, stride):
+    torch = torch_or_skip()
+    F = torch.nn.functional
+    torch_parity(lambda x: C.unfold(x, kernel, dilation, padding, stride),
+                 lambda x: F.unfold(x, kernel, dilation, padding, stride),
+                 random_inputs([(2, 3, 6, 5)]), rtol=1e-12, atol=1e-12)
+    cols = C.unfold(ag.zeros(2, 3, 6, 5), kernel, dilation, padding, stride)
+    torch_parity(lambda c: C.fold(c, (6, 5), kernel, dilation, padding, stride),
+                 lambda c: F.fold(c, (6, 5), kernel, dilation, padding, stride),
+                 random_inputs([cols.shape]), rtol=1e-12, atol=1e-12)
+    small = leaves(random_inputs([(1, 2, 4, 5)]))
+    assert ag.gradcheck(lambda x: C.unfold(x, kernel, dilation, padding, stride), small)
+
+
+def test_fold_is_the_adjoint_of_unfold():
+    """<unfold(x), c> = <x, fold(c)> for all x, c: the defining property of col2im."""
+    x, c = random_inputs([(2, 3, 7, 5), (2, 3 * 6, 12)])
+    lhs = np.sum(C.unfold(ag.tensor(x), (3, 2), 1, 1, 2).data * c)
+    rhs = np.sum(x * C.fold(ag.tensor(c), (7, 5), (3, 2), 1, 1, 2).data)
+    assert lhs == pytest.approx(rhs, rel=1e-12)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_second_derivatives_match_pytorch(transposed):
+    """create_graph=True: the backward is itself built from recorded unfold/fold/matmul."""
+    torch = torch_or_skip()
+    ours = C.conv_transpose2d if transposed else C.conv2d
+    theirs = (torch.nn.functional.conv_transpose2d if transposed
+              else torch.nn.functional.conv2d)
+
+    def double(m, grad, conv, x, w, b):
+        y = conv(x, w, b, 2, 1, 1, 2)
+        gx, gw = grad((y * y * y).sum(), [x, w], create_graph=True)
+        return (gx * gx).sum() + (gw * gw * w).sum()
+
+    arrays = random_inputs([(2, 4, 5, 4), (4, 2, 3, 3), (4,)])
+    torch_parity(lambda x, w, b: double(ag, ag.grad, ours, x, w, b),
+                 lambda x, w, b: double(torch, torch.autograd.grad, theirs, x, w, b), arrays,
+                 rtol=1e-9, atol=1e-9)
+    xs = leaves(random_inputs([(1, 4, 3, 3), (4, 2, 2, 2), (4,)]))
+    assert ag.gradcheck(lambda x, w, b: double(ag, ag.grad, ours, x, w, b), xs)
+
+
+def test_float32_stays_float32():
+    x = ag.randn(2, 3, 8, 8, requires_grad=True)
+    w = ag.randn(4, 3, 3, 3, requires_grad=True)
+    b = ag.zeros(4, requires_grad=True)
+    y = C.conv2d(x, w, b, padding=1)
+    t = C.conv_transpose2d(y, w, stride=2)
+    assert y.dtype == t.dtype == np.float32
+    (y.sum() + t.sum()).backward()
+    assert x.grad.dtype == w.grad.dtype == b.grad.dtype == np.float32
+
+
+def test_errors_name_sizes_and_options():
+    x = ag.randn(1, 2, 4, 3)
+    with pytest.raises(ValueError, match=r"\(4, 3\).*kernel_size \(5, 5\).*stride \(2, 2\)"
+                                         r".*padding.*dilation \(1, 1\)"):
+        C.conv2d(x, ag.randn(1, 2, 5, 5), stride=2)
+    with pytest.raises(ValueError, match="dilation \\(3,\\)"):
+        C.conv1d(ag.randn(1, 2, 5), ag.randn(1, 2, 3), dilation=3)
+    with pytest.raises(ValueError, match="2 channels.*groups=2"):
+        C.conv2d(x, ag.randn(4, 2, 3, 3), groups=2)
+    with pytest.raises(ValueError, match="'same' needs stride 1"):
+        C.conv2d(x, ag.randn(1, 2, 3, 3), stride=2, padding="same")
+    with pytest.raises(ValueError, match="padding must be"):
+        C.conv2d(x, ag.randn(1, 2, 3, 3), padding="full")
+    with pytest.raises(TypeError, match="same dtype"):
+        C.conv2d(x, ag.randn(1, 2, 3, 3).double())
+    with pytest.raises(ValueError, match="shape \\(N, C, H, W\\)"):
+        C.conv2d(ag.randn(2, 4), ag.randn(1, 2, 3, 3))
+    with pytest.raises(ValueError, match="output_padding"):
+        C.conv_transpose2d(x, ag.randn(2, 1, 3, 3), stride=2, output_padding=2)
+    with pytest.raises(ValueError, match="bias must have shape \\(3,\\)"):
+        C.conv2d(x, ag.randn(3, 2, 1, 1), ag.randn(2))
