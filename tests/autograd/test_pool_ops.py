@@ -1,0 +1,148 @@
+"""Pooling and resampling operations (autograd.ops.pool): PyTorch parity of outputs and input
+gradients over every option, float64 gradcheck, and second derivatives."""
+import itertools
+
+import numpy as np
+import pytest
+
+import autograd as ag
+from autograd.ops import pool as P
+from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
+                           torch_parity)
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+SHAPE = (3, 2, 7, 6)     # non-square
+
+
+def _max_grid():
+    for k, s, p, d, ceil, n in itertools.product((1, 2, 3), (None, 1, 2), (0, 1), (1, 2),
+                                                 (False, True), (1, 3)):
+        if p > k // 2:
+            continue     # padding is at most half the kernel
+        yield pytest.param(k, s, p, d, ceil, n, id=f"k{k}-s{s}-p{p}-d{d}-ceil{ceil}-n{n}")
+
+
+@pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
+def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
+    torch = torch_or_skip()
+    F = torch.nn.functional
+    x, = random_inputs([(n,) + SHAPE[1:]])
+    torch_parity(lambda x: P.max_pool2d(x, k, s, p, d, ceil),
+                 lambda x: F.max_pool2d(x, k, s, p, d, ceil), [x], rtol=1e-12, atol=1e-12)
+    _, idx = P.max_pool2d(ag.tensor(x), k, s, p, d, ceil, return_indices=True)
+    _, tidx = F.max_pool2d(torch.tensor(x), k, s, p, d, ceil, return_indices=True)
+    np.testing.assert_array_equal(idx.data, tidx.numpy())
+    assert idx.dtype == np.int64
+
+
+def test_max_pool2d_ties_go_to_the_first_maximum():
+    """Many equal values (as after a ReLU): PyTorch gives each window's gradient to its first
+    maximum, never shares it."""
+    torch = torch_or_skip()
+    x = np.random.default_rng(0).integers(0, 2, size=(2, 3, 6, 7)).astype(np.float64)
+    for k, s in [(2, 2), (3, 1), (3, 2)]:
+        torch_parity(lambda x: P.max_pool2d(x, k, s, 1),
+                     lambda x: torch.nn.functional.max_pool2d(x, k, s, 1), [x])
+        _, idx = P.max_pool2d(ag.tensor(x), k, s, 1, return_indices=True)
+        _, tidx = torch.nn.functional.max_pool2d(torch.tensor(x), k, s, 1, return_indices=True)
+        np.testing.assert_array_equal(idx.data, tidx.numpy())
+
+
+def _avg_grid():
+    for k, s, p, ceil, inc, div in itertools.product((1, 2, 3), (None, 1, 2), (0, 1),
+                                                     (False, True), (True, False), (None, 3)):
+        if p > k // 2:
+            continue
+        yield pytest.param(k, s, p, ceil, inc, div,
+                           id=f"k{k}-s{s}-p{p}-ceil{ceil}-inc{inc}-div{div}")
+
+
+@pytest.mark.parametrize("k,s,p,ceil,inc,div", list(_avg_grid()))
+def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div):
+    torch = torch_or_skip()
+    torch_parity(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div),
+                 lambda x: torch.nn.functional.avg_pool2d(x, k, s, p, ceil, inc, div),
+                 random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("size", [1, (2, 3), (7, 6), (4, None), (9, 11), (5, 4)])
+def test_adaptive_avg_pool2d_matches_pytorch(size):
+    torch = torch_or_skip()
+    torch_parity(lambda x: P.adaptive_avg_pool2d(x, size),
+                 lambda x: torch.nn.functional.adaptive_avg_pool2d(x, size),
+                 random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape,kwargs", [
+    (SHAPE, dict(scale_factor=2)), (SHAPE, dict(scale_factor=(1.5, 3))),
+    (SHAPE, dict(scale_factor=0.5)), (SHAPE, dict(size=(10, 4))), (SHAPE, dict(size=5)),
+    ((2, 3, 5), dict(scale_factor=2)), ((2, 3, 5), dict(size=8)),
+    (SHAPE, dict(scale_factor=2, mode="bilinear")),
+    (SHAPE, dict(size=(4, 9), mode="bilinear")),
+    (SHAPE, dict(size=(11, 4), mode="bilinear", align_corners=True)),
+    (SHAPE, dict(scale_factor=1.7, mode="bilinear", align_corners=False)),
+    ((2, 3, 5), dict(size=9, mode="linear", align_corners=True)),
+    ((2, 3, 5), dict(scale_factor=0.6, mode="linear")),
+])
+def test_interpolate_matches_pytorch(shape, kwargs):
+    torch = torch_or_skip()
+    torch_parity(lambda x: P.interpolate(x, **kwargs),
+                 lambda x: torch.nn.functional.interpolate(x, **kwargs),
+                 random_inputs([shape]), rtol=1e-6, atol=1e-6)
+
+
+GRADCHECK = [
+    lambda x: P.max_pool2d(x, 2),
+    lambda x: P.max_pool2d(x, 3, 2, 1, 2, True),
+    lambda x: P.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+    lambda x: P.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
+    lambda x: P.adaptive_avg_pool2d(x, (2, 3)),
+    lambda x: P.interpolate(x, scale_factor=2),
+    lambda x: P.interpolate(x, size=(3, 7), mode="bilinear"),
+]
+
+
+@pytest.mark.parametrize("fn", GRADCHECK)
+def test_gradcheck(fn):
+    assert ag.gradcheck(fn, leaves(random_inputs([(2, 2, 5, 4)])))
+
+
+@pytest.mark.parametrize("name", ["max", "avg"])
+def test_second_derivatives_match_pytorch(name):
+    torch = torch_or_skip()
+    ours = {"max": P.max_pool2d, "avg": P.avg_pool2d}[name]
+    theirs = {"max": torch.nn.functional.max_pool2d, "avg": torch.nn.functional.avg_pool2d}[name]
+
+    def double(grad, pool, x):
+        y = pool(x * x, 3, 2, 1)
+        gx, = grad((y * y).sum(), [x], create_graph=True)
+        return (gx * gx * x).sum()
+
+    torch_parity(lambda x: double(ag.grad, ours, x),
+                 lambda x: double(torch.autograd.grad, theirs, x),
+                 random_inputs([(2, 2, 5, 6)]), rtol=1e-9, atol=1e-9)
+
+
+def test_unbatched_input_and_float32():
+    x = ag.randn(2, 6, 5, requires_grad=True)
+    y, idx = P.max_pool2d(x, 2, return_indices=True)
+    assert y.shape == idx.shape == (2, 3, 2)
+    z = P.avg_pool2d(x, 2) + P.adaptive_avg_pool2d(x, (3, 2)) + y
+    assert z.dtype == np.float32
+    z.sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.shape == x.shape
+
+
+def test_errors_name_sizes_and_options():
+    x = ag.randn(1, 2, 3, 4)
+    with pytest.raises(ValueError, match=r"\(3, 4\).*kernel_size \(5, 5\).*stride.*padding"
+                                         r".*dilation"):
+        P.max_pool2d(x, 5)
+    with pytest.raises(ValueError, match="at most half of kernel_size"):
+        P.avg_pool2d(x, 2, padding=2)
+    with pytest.raises(ValueError, match="mode 'bicubic' is not supported"):
+        P.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(ValueError, match="exactly one of size and scale_factor"):
+        P.interpolate(x)
+    with pytest.raises(ValueError, match="shape \\(N, C, H, W\\)"):
+        P.max_pool2d(ag.randn(4, 4), 2)
