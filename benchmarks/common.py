@@ -20,10 +20,14 @@ import time
 THREADS = "2"
 
 
-def time_step(step, min_time=0.5, repeats=7):
+def time_step(step, min_time=0.5, repeats=7, warmup=3):
     """Median seconds per call of ``step`` (after warm-up), over ``repeats`` timed batches."""
-    for _ in range(3):
+    for _ in range(warmup):
         step()
+    if repeats == 1:
+        t0 = time.perf_counter()
+        step()
+        return time.perf_counter() - t0
     t0 = time.perf_counter()
     step()
     single = max(time.perf_counter() - t0, 1e-6)
@@ -37,14 +41,43 @@ def time_step(step, min_time=0.5, repeats=7):
     return statistics.median(samples)
 
 
-def _worker(setups, name):
+def _status_kib(field):
+    """A field of /proc/self/status in KiB (Linux), or None elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _reset_peak_rss():
+    """Reset the kernel's high-water mark of resident memory (Linux: clear_refs 5)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _worker(setups, name, timing):
     if name == "torch":
         import torch
         torch.set_num_threads(int(THREADS))
     step = setups[name]()
-    seconds = time_step(step)
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024}))
+    # Working memory of training: the peak resident memory while stepping, above what the
+    # process held once the model and data were built (so interpreter and library imports,
+    # 200+ MiB for PyTorch alone, do not count).
+    before = _status_kib("VmRSS")
+    can_reset = _reset_peak_rss()
+    seconds = time_step(step, **timing)
+    peak = _status_kib("VmHWM")
+    work_mib = (peak - before) / 1024 if can_reset and peak and before else None
+    total_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_mib": total_mib, "work_mib": work_mib}))
 
 
 def run_worker(module, name, extra_env=None):
@@ -64,9 +97,13 @@ def compare(module, names, rounds=3):
     for _ in range(rounds):
         for n in names:
             results[n].append(run_worker(module, n))
-    return {n: {"ms": 1e3 * statistics.median(r["seconds"] for r in rs),
-                "peak_mib": statistics.median(r["peak_mib"] for r in rs)}
-            for n, rs in results.items()}
+    summary = {}
+    for n, rs in results.items():
+        work = [r["work_mib"] for r in rs if r.get("work_mib") is not None]
+        summary[n] = {"ms": 1e3 * statistics.median(r["seconds"] for r in rs),
+                      "peak_mib": statistics.median(r["peak_mib"] for r in rs),
+                      "work_mib": statistics.median(work) if work else None}
+    return summary
 
 
 def available(setups):
@@ -90,17 +127,21 @@ def report(title, summary, baseline="torch"):
     base = summary.get(baseline, {}).get("ms")
     for n, r in summary.items():
         ratio = f"{r['ms'] / base:6.2f}x {baseline}" if base else ""
-        print(f"  {n:10s} {r['ms']:10.3f} ms   peak {r['peak_mib']:7.1f} MiB   {ratio}")
+        work = "" if r.get("work_mib") is None else f"   working memory {r['work_mib']:7.1f} MiB"
+        print(f"  {n:10s} {r['ms']:10.3f} ms   process peak {r['peak_mib']:7.1f} MiB{work}"
+              f"   {ratio}")
 
 
-def main(module, setups, title, rounds=3):
-    """Command line of a workload module: ``--worker NAME`` (internal) or the comparison."""
+def main(module, setups, title, rounds=3, **timing):
+    """Command line of a workload module: ``--worker NAME`` (internal) or the comparison.
+
+    ``timing`` goes to ``time_step`` (``warmup``, ``repeats``, ``min_time``)."""
     parser = argparse.ArgumentParser(description=title)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--rounds", type=int, default=rounds)
     args = parser.parse_args()
     if args.worker:
-        _worker(setups, args.worker)
+        _worker(setups, args.worker, timing)
         return None
     summary = compare(module, available(setups), args.rounds)
     report(title, summary)
