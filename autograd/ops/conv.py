@@ -339,8 +339,8 @@ def _conv(op, x, weight, bias, stride, padding, dilation, groups, spatial):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-d convolution (cross-correlation, as PyTorch):
-    y[n, o, h, w] = b[o] + Σ_(c,i,j) W[o, c, i, j] · x_pad[n, g·C/G + c, h·s_h + i·d_h, w·s_w + j·d_w]
-    where g is the group of output channel o.
+    y[n, o, h, w] = b[o] + Σ_(c,i,j) W[o, c, i, j] · x_pad[n, c', h·s_h + i·d_h, w·s_w + j·d_w]
+    where c' = g·C_in/groups + c runs over the input channels of o's group g.
 
     input (N, C_in, H, W) (or unbatched (C_in, H, W)), weight (C_out, C_in/groups, kh, kw),
     bias (C_out,) -> (N, C_out, H_out, W_out), H_out = ⌊(H + 2p - d·(kh-1) - 1)/s⌋ + 1.

@@ -7,7 +7,8 @@ import autograd as ag
 import nn
 from tests.helpers import module_parity, one_torch_thread, torch_or_skip  # noqa: F401
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
+              pytest.mark.filterwarnings("ignore:Using padding=.same. with even kernel")]
 
 
 def _x(*shape, seed=0):
@@ -93,8 +94,8 @@ def test_conv_transpose_output_size_picks_the_output_padding():
 
 
 @pytest.mark.parametrize("make,fan_in", [
-    (lambda: nn.Conv2d(8, 16, 3), 8 * 9), (lambda: nn.Conv2d(8, 16, (3, 5), groups=4), 2 * 15),
-    (lambda: nn.Conv1d(6, 4, 5), 30), (lambda: nn.ConvTranspose2d(8, 6, 3, groups=2), 3 * 9),
+    (lambda: nn.Conv2d(8, 256, 3), 8 * 9), (lambda: nn.Conv2d(8, 256, (3, 5), groups=4), 2 * 15),
+    (lambda: nn.Conv1d(6, 256, 5), 30), (lambda: nn.ConvTranspose2d(8, 256, 3, groups=2), 128 * 9),
 ])
 def test_default_initialisation_follows_pytorch_bounds(make, fan_in):
     """kaiming_uniform(a=√5) on the weight and U(±1/√fan_in) on the bias, both with
@@ -104,7 +105,7 @@ def test_default_initialisation_follows_pytorch_bounds(make, fan_in):
     bound = 1 / np.sqrt(fan_in)
     for p in (layer.weight, layer.bias):
         assert p.dtype == np.float32
-        assert bound * 0.8 < np.abs(p.data).max() <= bound
+        assert bound * 0.9 < np.abs(p.data).max() <= bound
 
 
 def test_parameter_shapes_follow_pytorch():
