@@ -30,5 +30,7 @@ from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter
 from .serialization import SerializationError, load, save
+from .conv import Conv1d, Conv2d, ConvTranspose2d, DepthwiseSeparableConv2d  # noqa: E402
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample  # noqa: E402
 
 from . import models  # noqa: E402  (last: models are built from the layers above)

@@ -13,3 +13,5 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
                    gaussian_nll_loss, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
                    smooth_l1_loss)
 from .normalization import batch_norm, layer_norm
+from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, fold,
+                   interpolate, max_pool2d, unfold)

@@ -1,2 +1,3 @@
 """Ready-made models. Each model family lives in its own file and adds one import line below."""
 from .mlp import MLP
+from .cnn import VGG, LeNet, vgg_block
