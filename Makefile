@@ -69,8 +69,8 @@ demo: ensure-dot $(VENV)/.installed-demo
 	  echo "$(PY) -m viz demo --out demo_output"; \
 	  $(PY) -m viz demo --out demo_output; \
 	else \
-	  echo "$(PY) examples/autograd_demo.py"; \
-	  $(PY) examples/autograd_demo.py; \
+	  echo "$(PY) examples/train_mlp_digits.py"; \
+	  $(PY) examples/train_mlp_digits.py; \
 	fi
 
 # pytest exits with 5 when it collects no tests; that is a failure here.
