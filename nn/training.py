@@ -82,46 +82,54 @@ def fit(model, loss_fn, optimizer, train_loader, epochs=1, val_loader=None, metr
     "loss" and each metric on the training batches, and "val_loss" / "val_<metric>" when a
     ``val_loader`` is given.
 
-    ``progress=True`` shows a tqdm progress bar over all batches when tqdm is installed (else
-    prints one line per epoch); ``progress=False`` is silent.
+    ``progress=True`` shows one tqdm progress bar per epoch (the running loss while it trains,
+    the epoch's results when it ends) when tqdm is installed, and otherwise prints one line per
+    epoch; ``progress=False`` is silent.
     """
     metrics = dict(metrics or {})
     history = {name: [] for name in ["loss", *metrics]}
     if val_loader is not None:
         history.update({"val_" + name: [] for name in ["loss", *metrics]})
-    bar = _progress_bar(epochs * len(train_loader)) if progress else None
-    try:
-        for epoch in range(1, epochs + 1):
-            if bar is not None:
-                bar.set_description(f"epoch {epoch}/{epochs}")
-            on_batch = None if bar is None else (lambda loss: _advance(bar, loss))
-            results = train_epoch(model, train_loader, loss_fn, optimizer, metrics, on_batch)
+    for epoch in range(1, epochs + 1):
+        label = f"epoch {epoch}/{epochs}"
+        bar = _progress_bar(len(train_loader), label) if progress else None
+        try:
+            results = train_epoch(model, train_loader, loss_fn, optimizer, metrics,
+                                  None if bar is None else _Running(bar).update)
             if val_loader is not None:
                 results.update({"val_" + k: v for k, v in
                                 evaluate(model, val_loader, loss_fn, metrics).items()})
-            for name, value in results.items():
-                history[name].append(value)
             summary = "  ".join(f"{k} {v:.4f}" for k, v in results.items())
             if bar is not None:
                 bar.set_postfix_str(summary)
             elif progress:
-                print(f"epoch {epoch}/{epochs}  {summary}", flush=True)
-    finally:
-        if bar is not None:
-            bar.close()
+                print(f"{label}  {summary}", flush=True)
+        finally:
+            if bar is not None:
+                bar.close()
+        for name, value in results.items():
+            history[name].append(value)
     return history
 
 
-def _progress_bar(total):
-    """A tqdm bar, or None when tqdm is not installed (fit then prints per epoch)."""
+def _progress_bar(total, label):
+    """A tqdm bar, or None when tqdm is not installed (fit then prints one line per epoch)."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, unit="batch", dynamic_ncols=True)
+    return tqdm(total=total, desc=label, unit="batch", dynamic_ncols=True)
 
 
-def _advance(bar, loss):
-    bar.update(1)
-    if bar.n % 10 == 0:
-        bar.set_postfix_str(f"loss {loss:.4f}", refresh=False)
+class _Running:
+    """Advances the bar after each batch and shows the running mean of the loss."""
+
+    def __init__(self, bar):
+        self.bar, self.total, self.count = bar, 0.0, 0
+
+    def update(self, loss):
+        self.total += loss
+        self.count += 1
+        self.bar.update(1)
+        if self.count % 10 == 0:
+            self.bar.set_postfix_str(f"loss {self.total / self.count:.4f}", refresh=False)
