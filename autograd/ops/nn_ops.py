@@ -83,15 +83,18 @@ class CrossEntropy(Function):
         shifted = x - ctx.shift
         e = np.exp(shifted)
         total = e.sum(axis=1, keepdims=True)
-        logp = shifted - np.log(total)
+        log_total = np.log(total[:, 0])           # log p_nc = shifted_nc - log_total_n
         valid = target != ignore_index
-        t = np.where(valid, target, 0)
-        rows = np.arange(n)
+        t = target if valid.all() else np.where(valid, target, 0)
         wt = valid.astype(x.dtype) if weight is None else weight[t] * valid
-        loss = -logp[rows, t] * wt
+        loss = (log_total - shifted[np.arange(n), t]) * wt
         if label_smoothing:
-            smooth = -(logp.sum(axis=1) if weight is None else logp @ weight) * valid
-            loss = (1 - label_smoothing) * loss + (label_smoothing / c) * smooth
+            # -Σ_c w_c log p_nc = log_total_n Σ_c w_c - Σ_c w_c shifted_nc
+            if weight is None:
+                smooth = log_total * c - shifted.sum(axis=1)
+            else:
+                smooth = log_total * weight.sum() - shifted @ weight
+            loss = (1 - label_smoothing) * loss + (label_smoothing / c) * (smooth * valid)
         ctx.t, ctx.wt, ctx.valid, ctx.reduction = t, wt, valid, reduction
         ctx.weight, ctx.smoothing = weight, label_smoothing
         ctx.save(x, e / total)

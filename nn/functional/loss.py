@@ -91,7 +91,10 @@ def _class_targets(x, target, ignore_index, op):
         raise ValueError(f"{op}: target of shape {t.shape} does not match input of shape "
                          f"{tuple(x.shape)}: expected class indices of shape {expected}")
     c = x.shape[1]
-    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if t.size and (t.min() < 0 or t.max() >= c):
+        bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    else:
+        bad = np.zeros(0, dtype=bool)
     if bad.any():
         raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
                          f"(targets must be in [0, {c - 1}] or equal ignore_index="
