@@ -37,10 +37,12 @@ def setup_dagrad():
     layers, x, y = _problem()
     model = nn.models.MLP(SIZES)
     model.load_state_dict(_state_dict(layers))
-    loss_fn = nn.CrossEntropyLoss()
-    optimizer = optim.SGD(model.parameters(), lr=LR)
-    x, y = ag.tensor(x), ag.tensor(y)
+    return _training_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=LR),
+                          ag.tensor(x), ag.tensor(y))
 
+
+def _training_step(model, loss_fn, optimizer, x, y):
+    """One step, written identically for dagrad and PyTorch (they share the API)."""
     def step():
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
@@ -87,16 +89,9 @@ def setup_torch():
                                 torch.nn.Linear(512, 512), torch.nn.ReLU(),
                                 torch.nn.Linear(512, 10))
     model.load_state_dict({k: torch.from_numpy(v) for k, v in _state_dict(layers).items()})
-    loss_fn = torch.nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    x, y = torch.from_numpy(x), torch.from_numpy(y)
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-    return step
+    return _training_step(model, torch.nn.CrossEntropyLoss(),
+                          torch.optim.SGD(model.parameters(), lr=LR), torch.from_numpy(x),
+                          torch.from_numpy(y))
 
 
 SETUPS = {"dagrad": setup_dagrad, "numpy": setup_numpy, "torch": setup_torch}

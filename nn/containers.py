@@ -6,7 +6,48 @@ from collections import OrderedDict
 from .module import Module
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """Children named "0", "1", ... in order: length, iteration, append/extend/insert and
+    deletion (which renumbers the rest), shared by Sequential and ModuleList."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def _renumber(self, modules):
+        for key in list(self._modules):
+            delattr(self, key)
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        doomed = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys),
+                                                                       type(self).__name__)]]
+        for key in doomed:
+            delattr(self, key)
+        if all(k.isdigit() for k in keys):       # keep the numbering contiguous, as PyTorch
+            self._renumber(list(self._modules.values()))
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+
+class Sequential(_ModuleSequence):
     """Modules applied one after the other: ``y = mₙ(...m₂(m₁(x)))``.
 
     ``Sequential(m1, m2, ...)`` names the children "0", "1", ...; ``Sequential(OrderedDict(
@@ -28,12 +69,6 @@ class Sequential(Module):
             x = m(x)
         return x
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return Sequential(OrderedDict(list(self._modules.items())[idx]))
@@ -43,36 +78,8 @@ class Sequential(Module):
         key = list(self._modules)[_index(idx, len(self), "Sequential")]
         self.add_module(key, module)
 
-    def __delitem__(self, idx):
-        keys = list(self._modules)
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys),
-                                                                         "Sequential")]]:
-            delattr(self, key)
-        if all(k.isdigit() for k in keys):       # keep numbering contiguous, as PyTorch
-            modules = list(self._modules.values())
-            self._modules.clear()
-            for i, m in enumerate(modules):
-                self.add_module(str(i), m)
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        modules = list(self._modules.values())
-        modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
-        return self
-
-
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules whose parameters belong to the owner (a plain Python list would hide
     them from ``parameters()``). Children are named "0", "1", ... It has no ``forward``:
     iterate over it in the owner's forward."""
@@ -82,12 +89,6 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return ModuleList(list(self._modules.values())[idx])
@@ -96,39 +97,11 @@ class ModuleList(Module):
     def __setitem__(self, idx, module):
         self.add_module(str(_index(idx, len(self), "ModuleList")), module)
 
-    def __delitem__(self, idx):
-        modules = list(self._modules.values())
-        if isinstance(idx, slice):
-            del modules[idx]
-        else:
-            del modules[_index(idx, len(modules), "ModuleList")]
-        self._renumber(modules)
-
-    def _renumber(self, modules):
-        for key in list(self._modules):
-            delattr(self, key)
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
-
     def __iadd__(self, modules):
         return self.extend(modules)
 
     def __add__(self, other):
         return ModuleList(list(self) + list(other))
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        modules = list(self._modules.values())
-        modules.insert(index, module)
-        self._renumber(modules)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward(): iterate over it "
