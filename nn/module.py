@@ -57,14 +57,15 @@ def _path_in(parent, child, parent_path):
     if child is parent:
         return parent_path
     cache = parent.__dict__.get("_path_cache")
-    if cache is None or cache[0] != _tree_version:
+    # keyed by the tree version and by the parent itself (a deep copy carries the cache along)
+    if cache is None or cache[0] != _tree_version or cache[1] != id(parent):
         table = {}
         for name, m in parent.named_modules():
             if name:
                 table.setdefault(id(m), name)
-        cache = (_tree_version, table)
+        cache = (_tree_version, id(parent), table)
         object.__setattr__(parent, "_path_cache", cache)
-    relative = cache[1].get(id(child))
+    relative = cache[2].get(id(child))
     if relative is None:
         relative = type(child).__name__
     return relative if parent_path is None else parent_path + "." + relative

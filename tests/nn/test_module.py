@@ -262,6 +262,16 @@ def test_module_paths_follow_changes_to_the_tree():
     assert net(ag.randn(1, 2)).grad_fn.module == "1"
 
 
+def test_deep_copies_are_independent_and_record_their_own_paths():
+    import copy
+    net = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))
+    net(ag.randn(1, 2))
+    clone = copy.deepcopy(net)
+    assert isinstance(clone[0].weight, nn.Parameter) and clone[0].weight.requires_grad
+    assert clone[0].weight.data is not net[0].weight.data
+    assert clone(ag.randn(1, 2)).grad_fn.module == "2"
+
+
 def test_forward_hooks_can_observe_and_replace():
     layer = nn.Linear(2, 2)
     calls = []
