@@ -1,0 +1,184 @@
+"""viz.draw: labels in the DOT source, rendering with Graphviz, module clusters and depth."""
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import autograd as ag
+import viz
+from tests.viz.dot_source import edges, gradients, leaf, node_labels, node_names
+from tests.viz.modules import block_stack
+
+
+def labels_only(source):
+    return re.sub(r'tooltip="[^"]*"', "", source)
+
+
+def only(found):
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_sigmoid_edge_carries_a_quarter():
+    u = leaf(0.0, "u")
+    source = viz.draw(ag.sigmoid(u), grads=True).source
+    label = only([a for s, d, a in edges(source) if (s, d) == ("u", "Sigmoid")])
+    assert gradients(label) == ["0.25"]
+
+
+def test_affine_edges_from_w_and_b():
+    w, x, b = leaf(-1.5, "w"), leaf(2.0, "x"), leaf(0.5, "b")
+    source = viz.draw(w * x + b, grads=True).source
+    found = {(s, d): gradients(a) for s, d, a in edges(source)}
+    assert found[("w", "Mul")] == ["2"]        # x
+    assert found[("x", "Mul")] == ["-1.5"]     # w
+    assert found[("b", "Add")] == ["1"]
+    assert found[("Add", "output")] == ["1"]
+
+
+def test_square_has_two_edges_each_carrying_a_and_the_sum_at_a():
+    a = leaf([3.0, -2.0], "a")
+    source = viz.draw((a * a).sum(), grads=True).source
+    uses = [attrs for s, d, attrs in edges(source) if (s, d) == ("a", "Mul")]
+    assert [gradients(u) for u in uses] == [["[3, -2]"], ["[3, -2]"]]
+    labels = node_labels(source)
+    a_id = only([i for i, n in node_names(source).items() if n == "a"])
+    assert gradients(labels[a_id] + "<") == ["[6, -4]"] and "Σδ" in labels[a_id]
+
+
+def test_values_shapes_and_summaries():
+    x = leaf(np.arange(12.0).reshape(3, 4), "x")
+    with viz.record():
+        y = (x * 2.0).sum(dim=1)
+    source = viz.draw(y.sum(), grads=True).source
+    mul_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum")])
+    assert "(3, 4)" in mul_to_sum and "mean 11" in mul_to_sum and "‖·‖" in mul_to_sum
+    sum_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Sum", "Sum")])
+    assert "[12, 44, 76]" in sum_to_sum and "δ [1, 1, 1]" in sum_to_sum
+    bare = labels_only(viz.draw(y.sum(), values=False, shapes=False).source)
+    assert "(3, 4)" not in bare and "[12, 44, 76]" not in bare
+
+
+def test_gradient_colours_follow_magnitude_and_zero_is_grey():
+    x = leaf([-1.0, 2.0], "x")
+    with viz.record():
+        y = (ag.relu(x * 100.0) * 0.001).sum()
+    source = viz.draw(y, grads=True).source
+    colour = {(s, d): re.search(r' color="([^"]*)"', a).group(1)
+              for s, d, a in edges(source) if " color=" in a}
+    small, large = colour[("Relu", "Mul")], colour[("Sum", "output")]
+    assert small != large
+    z = ag.relu(leaf([-1.0], "z")).sum()
+    zero = only([a for s, d, a in edges(viz.draw(z, grads=True).source) if d == "Relu"])
+    assert "dashed" in zero and "#9e9e9e" in zero
+    legend = viz.draw(y, grads=True).source
+    assert "log scale" in legend
+
+
+def test_kinds_are_styled_apart():
+    ag.manual_seed(0)
+    import nn
+    lin = nn.Linear(2, 1)
+    x = ag.randn(3, 2)
+    source = viz.draw(lin(x).sum(), params=lin).source
+    labels = {n: line for line in source.splitlines() for n in ("weight", "const", "Linear")
+              if f"<B>{n}</B>" in line}
+    assert '"#ffd8a8"' in labels["weight"]            # parameter: orange
+    assert "dashed" in labels["const"]                # constant: dashed grey
+    assert '"#ffffff"' in labels["Linear"]            # operation: white
+
+
+def svg_nodes(svg):
+    root = ET.fromstring(svg)                          # well-formed XML
+    assert root.tag.endswith("svg")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    return root.findall(".//s:g[@class='node']", ns)
+
+
+def test_renders_to_svg_with_one_node_per_box():
+    model = block_stack()
+    x = ag.randn(2, 3, 8)
+    loss = model(x).pow(2).mean()
+    graph = viz.trace(loss, grads=True, params=model)
+    digraph = viz.draw(graph, max_nodes=1000)
+    svg = digraph.pipe(format="svg").decode()
+    assert len(svg_nodes(svg)) == len(graph.nodes)
+    assert svg.count('class="cluster"') >= 2 * 6        # the blocks and their sub-modules
+
+
+def test_depth_collapses_modules_into_far_fewer_boxes():
+    model = block_stack()
+    x = ag.randn(2, 3, 8)
+    loss = model(x).pow(2).mean()
+    full = viz.draw(loss, grads=True, params=model, max_nodes=1000)
+    one = viz.draw(loss, grads=True, params=model, depth=1)
+    two = viz.draw(loss, grads=True, params=model, depth=2)
+    n_full, n_one, n_two = (len(svg_nodes(d.pipe(format="svg").decode()))
+                            for d in (full, one, two))
+    assert n_one * 10 < n_full and n_one < n_two < n_full
+    source = one.source
+    boxes = [line for line in source.splitlines() if "box3d" in line]
+    assert len(boxes) == 2 and "Block" in boxes[0] and "params" in boxes[0]
+    # the block's input is used by several operations inside: one merged edge, summed δ
+    assert "×" in source
+
+
+def test_too_many_nodes_suggests_depth():
+    model = block_stack()
+    loss = model(ag.randn(2, 3, 8)).sum()
+    with pytest.raises(ValueError, match="depth=1"):
+        viz.draw(loss, max_nodes=20)
+    with pytest.raises(ValueError, match="smaller depth"):
+        viz.draw(loss, max_nodes=3, depth=2)
+    x = leaf([1.0], "x")
+    y = x
+    for _ in range(30):
+        y = y * 1.0
+    with pytest.raises(ValueError, match="outside any nn.Module"):
+        viz.draw(y, max_nodes=20)
+
+
+def test_module_options():
+    model = block_stack(layers=1)
+    loss = model(ag.randn(1, 2, 8)).sum()
+    labelled = labels_only(viz.draw(loss, modules="label", max_nodes=1000).source)
+    assert "cluster" not in labelled and "0.mlp.0" in labelled
+    plain = labels_only(viz.draw(loss, modules=None, max_nodes=1000).source)
+    assert "cluster" not in plain and "0.mlp.0" not in plain
+    for bad in (dict(modules="boxes"), dict(depth=0), dict(rankdir="up")):
+        with pytest.raises(ValueError):
+            viz.draw(loss, **bad)
+
+
+def test_save_formats(tmp_path):
+    a = leaf([1.0, 2.0], "a")
+    d = viz.draw((a * a).sum(), grads=True)
+    for ext, magic in (("svg", b"<?xml"), ("png", b"\x89PNG"), ("pdf", b"%PDF"),
+                       ("dot", b"digraph")):
+        path = viz.save(d, tmp_path / "sub" / f"g.{ext}")
+        with open(path, "rb") as f:
+            assert f.read(8).startswith(magic), ext
+    viz.save((a * a).sum(), tmp_path / "tensor.svg")        # a tensor is drawn first
+    with pytest.raises(ValueError, match="extension"):
+        viz.save(d, tmp_path / "g.bmp")
+    with pytest.raises(ValueError, match="no extension"):
+        viz.save(d, tmp_path / "g")
+
+
+def test_missing_dot_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    d = viz.draw(ag.sigmoid(leaf(0.0, "u")), grads=True)
+    assert "Sigmoid" in d.source                               # DOT text still works
+    with pytest.raises(RuntimeError, match="apt-get install graphviz"):
+        viz.save(d, tmp_path / "g.svg")
+    viz.save(d, tmp_path / "g.dot")
+    assert os.path.exists(tmp_path / "g.dot")
+
+
+def test_inline_svg_scales_to_the_cell():
+    d = viz.draw(ag.sigmoid(leaf(0.0, "u")))
+    svg = d._repr_image_svg_xml()
+    assert svg.startswith("<svg") and "max-width:100%" in svg
+    assert "image/svg+xml" in d._repr_mimebundle_()

@@ -1,0 +1,156 @@
+"""viz.trace: graph structure, values and the gradient on every edge."""
+import numpy as np
+import pytest
+
+import autograd as ag
+import nn
+import viz
+from tests.viz.dot_source import leaf
+
+
+def edge(graph, src_name, dst_name):
+    found = [e for e in graph.edges
+             if graph[e.src].name == src_name and graph[e.dst].name == dst_name]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_sigmoid_at_zero_sends_a_quarter_back():
+    u = leaf(0.0, "u")
+    g = viz.trace(ag.sigmoid(u), grads=True)
+    assert edge(g, "u", "Sigmoid").grad == pytest.approx(0.25)
+    assert edge(g, "Sigmoid", "output").value == pytest.approx(0.5)
+    assert g[g.root].grad == 1.0
+
+
+def test_affine_edges_carry_the_other_factor_and_one():
+    w, x, b = leaf(-1.5, "w"), leaf(2.0, "x"), leaf(0.5, "b")
+    g = viz.trace(w * x + b, grads=True)
+    assert edge(g, "w", "Mul").grad == pytest.approx(2.0)       # ∂(wx+b)/∂w = x
+    assert edge(g, "x", "Mul").grad == pytest.approx(-1.5)      # ∂/∂x = w
+    assert edge(g, "b", "Add").grad == pytest.approx(1.0)
+    assert edge(g, "Mul", "Add").grad == pytest.approx(1.0)
+    assert edge(g, "Add", "output").value == pytest.approx(-2.5)
+
+
+def test_a_tensor_used_twice_has_two_edges_and_their_sum_at_the_producer():
+    a = leaf([3.0, -2.0], "a")
+    g = viz.trace(a * a, grads=True, gradient=np.ones(2, np.float32))
+    uses = [e for e in g.edges if g[e.src].name == "a"]
+    assert [e.slot for e in uses] == [0, 1]
+    for e in uses:
+        np.testing.assert_allclose(e.grad, [3.0, -2.0])          # each use carries a
+        np.testing.assert_allclose(e.value, [3.0, -2.0])
+    np.testing.assert_allclose(g.find("a")[0].grad, [6.0, -4.0])  # the total is 2a
+
+
+def test_nodes_are_in_topological_order_with_kinds():
+    x, w = leaf([1.0, 2.0], "x"), leaf([0.5, 0.5], "w")
+    y = (ag.tanh(x * w) * 2.0).sum()
+    g = viz.trace(y)
+    position = {n.id: k for k, n in enumerate(g.nodes)}
+    assert all(position[e.src] < position[e.dst] for e in g.edges)
+    assert [n.name for n in g.ops] == ["Mul", "Tanh", "Mul", "Sum"]
+    assert {n.name: n.kind for n in g.nodes if n.kind != "op"} == {
+        "x": "input", "w": "input", "2": "const", "output": "output"}
+    assert not g.has_grads and all(e.grad is None for e in g.edges)
+    assert g.ops[0].formula == "z = a * b; dz/da = b, dz/db = a"
+
+
+def test_values_come_from_the_graph_or_from_record():
+    x = leaf([1.0, 2.0], "x")
+    y = ((x + 1.0) + 2.0).sum()          # Add keeps nothing for backward
+    g = viz.trace(y)
+    inner = edge(g, "Add", "Add")
+    assert inner.value is None and g.missing_values >= 1
+    g = viz.trace(y, grads=True)         # the shape is still known, from the gradient
+    assert edge(g, "Add", "Add").shape == (2,)
+    with viz.record():
+        y = ((x + 1.0) + 2.0).sum()
+    g = viz.trace(y)
+    np.testing.assert_allclose(edge(g, "Add", "Add").value, [2.0, 3.0])
+    assert g.missing_values == 0
+    consts = sorted(float(n.value) for n in g.nodes if n.kind == "const")
+    assert consts == [1.0, 2.0]
+
+
+def test_saved_values_and_saved_outputs_are_used():
+    x = leaf([0.0, 1.0], "x")
+    y = ag.exp(x)                       # Exp saves its output
+    z = (y * x).sum()                   # Mul saves its inputs
+    g = viz.trace(z)
+    np.testing.assert_allclose(edge(g, "Exp", "Mul").value, np.exp([0.0, 1.0]), rtol=1e-6)
+
+
+def test_viz_changes_no_grad_and_backward_still_works():
+    w, x = leaf([1.0, -2.0], "w"), leaf([0.5, 3.0], "x")
+    h = w * x
+    h.retain_grad()
+    loss = (ag.tanh(h) * w).sum()
+    loss.backward(retain_graph=True)
+    before = {name: t.grad.data.copy() for name, t in (("w", w), ("x", x), ("h", h))}
+    grad_objects = (w.grad, x.grad, h.grad)
+    viz.trace(loss, grads=True)
+    viz.draw(loss, grads=True).source
+    viz.steps(loss)[-1].digraph.source
+    assert (w.grad, x.grad, h.grad) == grad_objects
+    for name, t in (("w", w), ("x", x), ("h", h)):
+        np.testing.assert_array_equal(t.grad.data, before[name])
+    loss.backward()                      # accumulates a second, identical gradient
+    for name, t in (("w", w), ("x", x), ("h", h)):
+        np.testing.assert_allclose(t.grad.data, 2 * before[name], rtol=1e-6)
+
+
+def test_first_backward_after_viz_gives_the_right_gradients():
+    a = leaf([1.5, -0.5], "a")
+    loss = (a * a * a).sum()
+    viz.trace(loss, grads=True)
+    assert a.grad is None
+    loss.backward()
+    np.testing.assert_allclose(a.grad.data, 3 * a.data ** 2, rtol=1e-6)
+
+
+def test_freed_graph_gives_advice():
+    a = leaf(2.0, "a")
+    y = ag.exp(a)
+    y.backward()
+    with pytest.raises(RuntimeError, match="Draw before calling backward"):
+        viz.trace(y, grads=True)
+    assert len(viz.trace(y).ops) == 1       # the structure is still there
+
+
+def test_parameters_are_named_by_module_path_and_grouped():
+    ag.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    x = ag.randn(5, 3)
+    loss = model(x).sum()
+    g = viz.trace(loss, params=model)
+    params = {n.name: n for n in g.nodes if n.kind == "param"}
+    assert set(params) == {"0.weight", "0.bias", "2.weight", "2.bias"}
+    assert params["2.bias"].module == "2"
+    assert [n.module for n in g.ops] == ["0", "1", "2", None]
+    unnamed = viz.trace(loss)           # still parameters, grouped by the module using them
+    assert {n.module for n in unnamed.nodes if n.kind == "param"} == {"0", "2"}
+
+
+def test_leaf_and_constant_roots():
+    a = leaf([1.0, 2.0], "a")
+    g = viz.trace(a, grads=True)
+    assert [n.kind for n in g.nodes] == ["input", "output"]
+    np.testing.assert_array_equal(g.find("a")[0].grad, [1.0, 1.0])
+    g = viz.trace(ag.tensor(3.0))
+    assert [n.kind for n in g.nodes] == ["const", "output"]
+    with pytest.raises(ValueError, match="requires grad"):
+        viz.trace(ag.tensor(3.0), grads=True)
+    with pytest.raises(TypeError, match="Tensor"):
+        viz.trace(3.0)
+
+
+def test_deep_graphs_trace_without_recursion():
+    x = leaf(1.0, "x")
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    g = viz.trace(y, grads=True)
+    assert len(g.ops) == 100_000
+    assert g.find("x")[0].grad == pytest.approx(1.0)

@@ -1,0 +1,31 @@
+"""viz: pictures of the compute graph, with the tensor and the gradient on every edge.
+
+    import viz
+    g = viz.trace(loss, grads=True)      # the graph as data: nodes, edges, values, δ per edge
+    viz.draw(loss, grads=True)           # a graphviz.Digraph; shows inline in Jupyter
+    viz.save(viz.draw(loss), "g.svg")    # SVG, PNG or PDF by extension
+    viz.player(viz.steps(loss))          # step through forward then backward, one op a frame
+    with viz.record():                   # keep every intermediate value for the pictures
+        loss = model(x)
+
+Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
+program for SVG), ``viz.plots`` needs matplotlib.
+"""
+from autograd.grad_mode import record_values as record
+
+from .draw import draw
+from .player import Player, player
+from .render import save
+from .steps import Frame, steps
+from .trace import Edge, Graph, Node, trace
+
+__all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "Graph", "Node",
+           "Edge", "Frame", "Player"]
+
+
+def __getattr__(name):
+    """``viz.plots`` is imported on first use (it needs matplotlib)."""
+    if name == "plots":
+        import importlib
+        return importlib.import_module(".plots", __name__)
+    raise AttributeError(f"module 'viz' has no attribute {name!r}")

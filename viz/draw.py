@@ -1,0 +1,364 @@
+"""``draw``: the traced graph as a ``graphviz.Digraph``, one box per operation and one edge per
+use of a tensor, labelled with the tensor (shape, value) and the gradient δ it carries back.
+
+Reading the picture:
+
+* operations are white rounded boxes; parameters orange, inputs that require a gradient blue,
+  constants grey and dashed, the output green; a collapsed module is a purple 3-D box;
+* an edge's label is the tensor flowing forward (shape; values in full when it has at most 8
+  elements, else its mean and norm) and, with ``grads=True``, the gradient δ flowing back along
+  that one edge; a tensor used twice has two edges with their own δ, and its node shows their
+  sum Σδ (multiple use: sum the incoming δ's);
+* edge colour and width follow √mean(δ²) on a log scale (legend at the bottom): vanishing
+  gradients are dark blue and thin, large ones orange and thick, zero ones grey.
+"""
+from . import colors
+from . import labels as L
+from .render import digraph
+from .trace import Graph, trace
+
+MAX_NODES = 400
+FILL = {"op": "#ffffff", "param": "#ffd8a8", "input": "#cfe8fc", "const": "#f2f2f2",
+        "output": "#c8f0d0", "box": "#e6dcf5"}
+KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input (requires grad)",
+              "const": "constant", "output": "output", "box": "module (collapsed)"}
+HIGHLIGHT = "#fff176"
+HIDDEN = "transparent"     # text that keeps its space but is not shown yet (step-through)
+MUTED = "#c7c7c7"
+
+
+class Options:
+    """What to show; see ``draw``."""
+
+    def __init__(self, values=True, shapes=True, modules="cluster", depth=None, rankdir="LR",
+                 max_nodes=MAX_NODES, legend=True, module_types=None):
+        if modules not in ("cluster", "label", None):
+            raise ValueError(f"viz.draw: modules must be 'cluster', 'label' or None, got "
+                             f"{modules!r}")
+        if depth is not None and (not isinstance(depth, int) or depth < 1):
+            raise ValueError(f"viz.draw: depth must be a positive integer (1 draws each "
+                             f"top-level module as one box) or None, got {depth!r}")
+        if rankdir not in ("LR", "RL", "TB", "BT"):
+            raise ValueError(f"viz.draw: rankdir must be 'LR', 'RL', 'TB' or 'BT', got "
+                             f"{rankdir!r}")
+        self.values, self.shapes, self.modules, self.depth = values, shapes, modules, depth
+        self.rankdir, self.max_nodes, self.legend = rankdir, max_nodes, legend
+        self.module_types = module_types or {}
+
+
+class View:
+    """What is known at one moment of a step-through (``viz.steps``): the nodes whose output
+    value has been computed, the edges whose gradient has been sent, the nodes whose total
+    gradient is complete, and the node being evaluated. Unknown text is drawn transparent, so
+    every frame has the same layout."""
+
+    def __init__(self, values, grads, totals, highlight):
+        self.values, self.grads, self.totals, self.highlight = values, grads, totals, highlight
+
+
+def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=None,
+         rankdir="LR", max_nodes=MAX_NODES, params=None, gradient=None, legend=True):
+    """Draw the compute graph behind ``root`` (a Tensor, or a ``viz.Graph`` from ``trace``).
+
+    Args:
+        grads: compute and show the gradient δ_e = ∂L/∂(tensor on e) through each edge e
+            (no ``.grad`` changes; no need to call backward first).
+        values, shapes: show tensor values / shapes on the edges and leaves.
+        modules: ``"cluster"`` groups the operations of each ``nn.Module`` in a box (nested
+            like the module tree), ``"label"`` writes the module path in each node, None
+            ignores modules.
+        depth: collapse every module at that level of the module tree (levels of the dotted
+            path, as in ``named_modules()``) into one box with all its operations and
+            parameters; 1 draws each top-level module as a box.
+        rankdir: layout direction, ``"LR"`` (left to right) or ``"TB"`` (top to bottom).
+        max_nodes: refuse (ValueError) to draw more boxes than this; pass ``depth``.
+        params: an ``nn.Module`` or ``{name: tensor}`` naming the parameters (``0.weight``).
+        gradient: the seed ∂L/∂root for ``grads=True`` (default ones).
+        legend: draw the colour and node-kind legend.
+
+    Returns a ``graphviz.Digraph`` (inline SVG in Jupyter, ``.source`` for the DOT text,
+    ``viz.save(d, "g.svg")`` to write a file).
+    """
+    options = Options(values, shapes, modules, depth, rankdir, max_nodes, legend,
+                      _module_types(params))
+    if not isinstance(root, Graph):
+        root = trace(root, grads=grads, params=params, gradient=gradient)
+    return render(root, options)
+
+
+def render(graph, options, view=None):
+    """The Digraph for a traced ``graph`` (optionally at one moment ``view`` of a
+    step-through)."""
+    layout = _Layout(graph, options)
+    if len(layout.items) > options.max_nodes:
+        raise ValueError(_too_many(len(layout.items), graph, options))
+    edges = _merged_edges(graph, layout, view)
+    scale = colors.LogScale([colors.magnitude(g) for *_, g, _ in edges if g is not None])
+    dot = digraph(name="dagrad", graph_attr={
+        "rankdir": options.rankdir, "fontname": "Helvetica", "fontsize": "10",
+        "nodesep": "0.25", "ranksep": "0.4", "labelloc": "b", "labeljust": "l"},
+        node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "box",
+                   "style": "rounded,filled", "fillcolor": "white", "color": "#555555",
+                   "margin": "0.12,0.06"},
+        edge_attr={"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.7"})
+    clusters = {}
+    for item in layout.items:
+        target = _cluster(dot, clusters, item.cluster, options) if item.cluster else dot
+        target.node(item.key, **_node_attrs(item, graph, options, view, layout))
+    for src, dst, g, final, edge_list in edges:
+        dot.edge(src, dst, **_edge_attrs(graph, g, final, edge_list, scale, options, view))
+    for prefix in sorted(clusters, key=lambda p: -p.count(".")):
+        parent = prefix.rpartition(".")[0]
+        (clusters[parent] if parent in clusters else dot).subgraph(clusters[prefix])
+    if options.legend:
+        legend = _legend(graph, layout, scale if graph.has_grads else None, options)
+        if legend:
+            dot.attr(label=legend)
+    return dot
+
+
+# ----------------------------------------------------------------------------------- layout
+class _Item:
+    """One box of the picture: a graph node, or a collapsed module holding many."""
+
+    def __init__(self, key, node=None, prefix=None, cluster=None):
+        self.key, self.node, self.prefix, self.cluster = key, node, prefix, cluster
+        self.members = []
+
+
+class _Layout:
+    """Which box each node goes into (itself, or its module's box when collapsed by
+    ``depth``), and which module cluster each box sits in."""
+
+    def __init__(self, graph, options):
+        self.items, self.item_of, self.uses = [], {}, {}
+        for e in graph.edges:
+            self.uses[e.src] = self.uses.get(e.src, 0) + 1
+        boxes = {}
+        depth, clustered = options.depth, options.modules == "cluster"
+        for n in graph.nodes:
+            parts = n.module.split(".") if n.module else []
+            if depth is not None and len(parts) >= depth:
+                prefix = ".".join(parts[:depth])
+                box = boxes.get(prefix)
+                if box is None:
+                    parent = ".".join(parts[:depth - 1]) if clustered else ""
+                    box = boxes[prefix] = _Item(f"m{len(boxes)}", prefix=prefix,
+                                                cluster=parent or None)
+                    self.items.append(box)
+                box.members.append(n)
+                self.item_of[n.id] = box
+            else:
+                item = _Item(n.id, node=n, cluster=(n.module or None) if clustered else None)
+                self.items.append(item)
+                self.item_of[n.id] = item
+
+
+def _merged_edges(graph, layout, view):
+    """Edges between boxes: ``(src key, dst key, gradient shown now, final gradient, edges)``
+    (the gradient is shown once every edge merged into it has sent it, in a step-through). Edges
+    inside a collapsed module disappear; the uses of one tensor inside one collapsed module
+    merge into one edge whose gradient is their sum (that module's total contribution)."""
+    groups = {}
+    for i, e in enumerate(graph.edges):
+        s, d = layout.item_of[e.src], layout.item_of[e.dst]
+        if s is d:
+            continue
+        key = (s.key, d.key, e.src) if d.node is None else i
+        groups.setdefault(key, (s.key, d.key, []))[2].append(i)
+    merged = []
+    for s, d, group in groups.values():
+        edges = [graph.edges[i] for i in group]
+        total = _sum([e.grad for e in edges])
+        sent = view is None or all(i in view.grads for i in group)
+        merged.append((s, d, total if sent else None, total, edges))
+    return merged
+
+
+def _cluster(dot, clusters, prefix, options):
+    """The subgraph for module ``prefix`` (and, empty for now, for its ancestors)."""
+    parts = prefix.split(".")
+    for k in range(1, len(parts) + 1):
+        p = ".".join(parts[:k])
+        if p not in clusters:
+            kind = options.module_types.get(p)
+            title = f"{p}: {kind}" if kind else p
+            c = digraph(name=f"cluster_{len(clusters)}")
+            c.attr(label=title, style="rounded,filled", color="#b8b8cc", fillcolor="#f7f7fc",
+                   fontcolor="#44446a", fontsize="10", labeljust="l")
+            clusters[p] = c
+    return clusters[prefix]
+
+
+# ----------------------------------------------------------------------------------- labels
+def _node_attrs(item, graph, options, view, layout):
+    if item.node is None:
+        return _box_attrs(item, options)
+    n = item.node
+    uses = layout.uses.get(n.id, 0)
+    rows = []
+    if n.kind == "op":
+        rows.append(f"<B>{L.escape(n.name)}</B>")
+        if options.modules == "label" and n.module:
+            rows.append(_font(L.escape(n.module), "#666666", 9))
+    else:
+        rows.append(f"<B>{L.escape(n.name)}</B>")
+        detail = []
+        if options.shapes and n.shape:
+            detail.append(L.shape(n.shape))
+        if L.dtype(n.dtype):
+            detail.append(L.dtype(n.dtype))
+        if detail:
+            rows.append(_font(" ".join(detail), "#555555", 9))
+        small_scalar_const = n.kind == "const" and n.value is not None and n.value.size == 1
+        if options.values and n.value is not None and not small_scalar_const:
+            shown = view is None or n.id in view.values
+            rows.append(_font(L.escape(L.array(n.value)), None if shown else HIDDEN, 10))
+    if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
+        shown = view is None or n.id in view.totals
+        sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
+        text = f"{sign} {L.array(n.grad)}"
+        rows.append(_font(L.escape(text), _grad_colour(n.grad) if shown else HIDDEN, 10))
+    attrs = {"label": "<" + "<BR/>".join(rows) + ">", "fillcolor": FILL[n.kind],
+             "tooltip": _tooltip(n)}
+    if n.kind == "param":
+        attrs["style"] = "filled"
+    elif n.kind == "const":
+        attrs.update(style="dashed,filled", fontcolor="#555555", color="#9e9e9e")
+    elif n.kind == "output":
+        attrs["style"] = "rounded,filled,bold"
+    if view is not None and view.highlight == n.id:
+        attrs.update(fillcolor=HIGHLIGHT, color="#e65100", penwidth="2.5")
+    return attrs
+
+
+def _box_attrs(item, options):
+    ops = sum(1 for n in item.members if n.kind == "op")
+    params = [n for n in item.members if n.kind == "param"]
+    kind = options.module_types.get(item.prefix)
+    rows = [f"<B>{L.escape(item.prefix)}</B>"]
+    if kind:
+        rows.append(L.escape(kind))
+    summary = f"{ops} op{'s' if ops != 1 else ''}"
+    if params:
+        count = sum(int(n.value.size) for n in params if n.value is not None)
+        summary += f", {len(params)} params ({count:,} values)"
+    rows.append(_font(summary, "#555555", 9))
+    return {"label": "<" + "<BR/>".join(rows) + ">", "shape": "box3d", "style": "filled",
+            "fillcolor": FILL["box"], "tooltip": f"module {item.prefix} (collapsed by depth)"}
+
+
+def _edge_attrs(graph, g, final, edge_list, scale, options, view):
+    first = edge_list[0]
+    src = graph[first.src]
+    rows = []
+    detail = []
+    tensor_shown_by_node = src.kind in ("param", "input", "const")   # a leaf's box shows it
+    if options.shapes and first.shape and not tensor_shown_by_node:
+        detail.append(L.shape(first.shape))
+    if L.dtype(first.dtype) and not tensor_shown_by_node:
+        detail.append(L.dtype(first.dtype))
+    if detail:
+        rows.append(_font(" ".join(detail), "#555555", None))
+    value_shown = view is None or first.src in view.values
+    if options.values and first.value is not None and not tensor_shown_by_node:
+        rows.append(_font(L.escape(L.array(first.value)), None if value_shown else HIDDEN,
+                          None))
+    if graph.has_grads and final is not None:
+        colour = _grad_colour(final) if g is not None else HIDDEN
+        rows.append(_font(L.escape(L.gradient(final)), colour, None))
+    if len(edge_list) > 1:
+        rows.append(_font(f"×{len(edge_list)} uses", "#555555", None))
+    m = colors.magnitude(g) if g is not None else None
+    attrs = {"tooltip": f"{src.name} → {graph[first.dst].name} (input {first.slot})"}
+    if rows:
+        attrs["label"] = "<" + "<BR/>".join(rows) + ">"
+    if g is not None:
+        attrs.update(color=scale.color(m), penwidth=f"{scale.width(m):.2f}")
+        if m == 0:
+            attrs["style"] = "dashed"
+    elif view is not None and not value_shown:
+        attrs["color"] = MUTED
+    return attrs
+
+
+def _grad_colour(g):
+    """Gradient text colour: dark red, readable on white and on the node fills."""
+    return "#b71c1c" if g is not None else None
+
+
+def _sum(arrays):
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return None
+    total = arrays[0]
+    for a in arrays[1:]:
+        total = total + a
+    return total
+
+
+def _font(text, colour=None, size=None):
+    attrs = (f' COLOR="{colour}"' if colour else "") + (f' POINT-SIZE="{size}"' if size else "")
+    return f"<FONT{attrs}>{text}</FONT>" if attrs else text
+
+
+def _tooltip(n):
+    if n.kind == "op":
+        where = f" (module {n.module})" if n.module else ""
+        return f"{n.name}{where}: {n.formula}" if n.formula else n.name + where
+    return f"{KIND_NAMES[n.kind]} {n.name} {L.shape(n.shape)}"
+
+
+# ----------------------------------------------------------------------------------- legend
+def _legend(graph, layout, scale, options):
+    """An HTML table under the graph: node kinds present, the gradient colour scale, and a note
+    when some values were not kept."""
+    kinds = []
+    for item in layout.items:
+        kind = "box" if item.node is None else item.node.kind
+        if kind not in kinds:
+            kinds.append(kind)
+    rows = []
+    cells = "".join(_legend_cell(KIND_NAMES[k], FILL[k]) for k in kinds)
+    rows.append(f'<TR><TD BORDER="0"><TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2">'
+                f'<TR>{cells}</TR></TABLE></TD></TR>')
+    if scale is not None:
+        ticks = "".join(
+            f'<TD BGCOLOR="{scale.color(t)}"><FONT COLOR="white">{L.number(t)}</FONT></TD>'
+            for t in scale.ticks())
+        rows.append('<TR><TD BORDER="0" ALIGN="LEFT">edge colour and width: gradient size '
+                    '√mean(δ²), log scale; grey dashed: δ = 0</TD></TR>')
+        rows.append(f'<TR><TD BORDER="0"><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" '
+                    f'CELLPADDING="3"><TR>{ticks}</TR></TABLE></TD></TR>')
+    if options.values and graph.missing_values:
+        rows.append('<TR><TD BORDER="0" ALIGN="LEFT"><FONT COLOR="#777777">Some values were '
+                    'not kept by the graph (only shapes shown): build it inside '
+                    '`with viz.record():` to see every value.</FONT></TD></TR>')
+    return '<<TABLE BORDER="0" CELLSPACING="2">' + "".join(rows) + "</TABLE>>"
+
+
+def _legend_cell(text, fill):
+    return f'<TD BGCOLOR="{fill}"><FONT POINT-SIZE="9">{L.escape(text)}</FONT></TD>'
+
+
+# ------------------------------------------------------------------------------------ misc
+def _module_types(params):
+    """{module path: class name} when ``params`` is a Module, for cluster titles."""
+    named = getattr(params, "named_modules", None)
+    if named is None:
+        return {}
+    return {path: type(m).__name__ for path, m in named() if path}
+
+
+def _too_many(count, graph, options):
+    levels = max((n.module.count(".") + 1 for n in graph.nodes if n.module), default=0)
+    if not levels:
+        hint = ("Its operations ran outside any nn.Module, so depth cannot group them: draw a "
+                "smaller piece (e.g. one batch element or one layer)")
+    elif options.depth is None:
+        hint = ("Pass depth=1 (or 2, ... up to " + str(levels) + ") to collapse each module at "
+                "that level of the module tree into one box")
+    else:
+        hint = f"Pass a smaller depth than {options.depth} (1 is the coarsest)"
+    return (f"viz.draw: the picture would have {count} boxes, more than max_nodes="
+            f"{options.max_nodes}. {hint}, or raise max_nodes.")

@@ -1,0 +1,59 @@
+"""Text for labels: numbers, arrays (in full when small, else shape with mean and norm)."""
+import html
+
+import numpy as np
+
+FULL = 8          # tensors with at most this many elements are shown in full
+
+
+def number(x):
+    """A number with 4 significant digits: 0.25, -1.5, 3, 1.235e-05, nan."""
+    x = x.item() if hasattr(x, "item") else x
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    text = f"{float(x):.4g}"
+    return "0" if text == "-0" else text
+
+
+def shape(shape):
+    """``(3, 4)``; ``()`` for a scalar; ``?`` when unknown."""
+    if shape is None:
+        return "?"
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def array(a, full=FULL):
+    """Small arrays in full (``[0.25, 1]``, nested for matrices), larger ones as
+    ``mean m, ‖·‖ n`` (the L2 norm over all elements)."""
+    a = np.asarray(a)
+    if a.size <= full:
+        return _nested(a)
+    if a.dtype.kind in "fc":
+        af = a.astype(np.float64)
+        return f"mean {number(af.mean())}, ‖·‖ {number(np.sqrt(np.sum(af * af)))}"
+    return f"mean {number(a.mean())}"
+
+
+def _nested(a):
+    if a.ndim == 0:
+        return number(a)
+    return "[" + ", ".join(_nested(x) for x in a) + "]"
+
+
+def gradient(g, full=FULL):
+    """A gradient: ``δ 0.25`` in full when small, else ``δ mean m, ‖·‖ n``."""
+    return "δ " + array(g, full)
+
+
+def dtype(dt):
+    """The dtype's name, or '' for float32 (the default, not worth the space)."""
+    if dt is None or np.dtype(dt) == np.float32:
+        return ""
+    return np.dtype(dt).name
+
+
+def escape(text):
+    """Text for a Graphviz HTML-like label."""
+    return html.escape(str(text), quote=True)

@@ -1,0 +1,335 @@
+"""``trace``: the compute graph behind a tensor, as plain data that the renderers draw.
+
+Vertices of the graph are
+
+* ``op``     -- a recorded operation (a ``Function`` node: ``Mul``, ``Linear``, ...);
+* ``param``  -- a leaf that is a model parameter (an ``nn.Parameter``, or named in ``params``);
+* ``input``  -- any other leaf that requires a gradient (``x`` in ``y = x * x``);
+* ``const``  -- an operation input that needs no gradient (data, masks, Python numbers);
+* ``output`` -- the root tensor itself.
+
+There is one edge per *use* of a tensor: ``z = a * a`` has two edges from ``a`` into ``Mul``.
+An edge carries the tensor flowing along it (shape, dtype, value) and, with ``grads=True``, the
+gradient that this one consumer sends back, δ_e = ∂L/∂(tensor) through this use only. The
+producer's total is the sum over its out-edges (multiple use: sum the incoming δ's).
+
+Where the values come from. The graph does not keep every intermediate tensor, only what the
+operations saved for backward, so a value is taken from the first of: the recorded output
+(graphs built inside ``viz.record()`` keep every output), the root tensor, a leaf's ``.data``,
+the output an operation saved for its backward, or the input a consumer saved for its backward.
+When none has it (e.g. the output of an ``Add`` feeding another ``Add``, outside
+``viz.record()``), the edge shows its shape only (known from its gradient when ``grads=True``).
+Nothing is recomputed, so every value shown is the one the forward pass produced.
+"""
+import sys
+
+import numpy as np
+
+from autograd import Tensor
+from autograd.function import Function
+
+from .gradients import edge_gradients
+
+KINDS = ("op", "param", "input", "const", "output")
+
+
+class Node:
+    """One vertex. ``value`` is the tensor it produces (None when unknown), ``grad`` the total
+    gradient ∂L/∂(that tensor) (None without ``grads=True``), ``module`` the dotted path of the
+    ``nn.Module`` it belongs to (None outside any module)."""
+
+    __slots__ = ("id", "kind", "name", "module", "obj", "value", "shape", "dtype", "grad")
+
+    def __init__(self, id, kind, name, module=None, obj=None, value=None, shape=None,
+                 dtype=None):
+        self.id, self.kind, self.name, self.module, self.obj = id, kind, name, module, obj
+        self.value, self.shape, self.dtype, self.grad = value, shape, dtype, None
+
+    @property
+    def formula(self):
+        """The operation's formula (first line of its docstring), e.g.
+        ``z = a * b;   dz/da = b,   dz/db = a``; empty for non-operations."""
+        if self.kind != "op":
+            return ""
+        doc = (type(self.obj).__doc__ or "").strip().replace("``", "")
+        return " ".join(doc.split("\n\n")[0].split())
+
+    def __repr__(self):
+        where = f" in {self.module}" if self.module else ""
+        return f"<{self.kind} {self.name} {self.shape}{where}>"
+
+
+class Edge:
+    """One use of a tensor: ``src`` (producer id) -> ``dst`` (consumer id), at input position
+    ``slot`` of the consumer. ``value``/``shape``/``dtype`` describe the tensor, ``grad`` is the
+    gradient this use sends back (None without ``grads=True`` or when none flows)."""
+
+    __slots__ = ("src", "dst", "slot", "value", "shape", "dtype", "grad")
+
+    def __init__(self, src, dst, slot, value, shape, dtype, grad=None):
+        self.src, self.dst, self.slot = src, dst, slot
+        self.value, self.shape, self.dtype, self.grad = value, shape, dtype, grad
+
+    def __repr__(self):
+        return f"<edge {self.src}->{self.dst}[{self.slot}] {self.shape}>"
+
+
+class Graph:
+    """The traced graph. ``nodes`` are in forward (topological) order: every node comes after
+    the nodes it reads; ``edges`` follow their consumer's order. ``root`` is the output node's
+    id; ``has_grads`` says whether gradients were computed."""
+
+    def __init__(self, nodes, edges, root, has_grads):
+        self.nodes, self.edges, self.root, self.has_grads = nodes, edges, root, has_grads
+        self.by_id = {n.id: n for n in nodes}
+
+    def __getitem__(self, node_id):
+        return self.by_id[node_id]
+
+    def __len__(self):
+        return len(self.nodes)
+
+    @property
+    def ops(self):
+        """The operation nodes in forward order."""
+        return [n for n in self.nodes if n.kind == "op"]
+
+    def edges_from(self, node_id):
+        return [e for e in self.edges if e.src == node_id]
+
+    def edges_into(self, node_id):
+        return [e for e in self.edges if e.dst == node_id]
+
+    def find(self, name):
+        """The nodes called ``name`` (an operation name such as ``"Mul"`` or a tensor name)."""
+        return [n for n in self.nodes if n.name == name]
+
+    @property
+    def missing_values(self):
+        """Number of edges whose value the graph did not keep (see the module docstring)."""
+        return sum(e.value is None for e in self.edges)
+
+    def __repr__(self):
+        counts = {k: sum(n.kind == k for n in self.nodes) for k in KINDS}
+        body = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        return f"<viz.Graph: {body}; {len(self.edges)} edges{'; grads' if self.has_grads else ''}>"
+
+
+def trace(root, grads=False, params=None, gradient=None):
+    """The graph behind tensor ``root``.
+
+    Args:
+        root: the Tensor to trace back from (e.g. a loss).
+        grads: also compute the gradient on every edge. Runs the backward engine with an edge
+            observer on a retained graph: no tensor's ``.grad`` changes and ``root.backward()``
+            still works afterwards. The seed is ∂L/∂root = ``gradient``, or ones (for a
+            non-scalar root that means L = root.sum()).
+        params: names for parameter leaves: an ``nn.Module`` (its ``named_parameters()``), a
+            dict ``{name: tensor}`` or an iterable of ``(name, tensor)`` pairs. Unnamed leaves use
+            ``Tensor.name``.
+
+    Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
+    """
+    if not isinstance(root, Tensor):
+        raise TypeError(f"viz.trace: expected a Tensor, got {type(root).__name__}")
+    names = _param_names(params)
+    root_vertex = root.grad_fn if root.grad_fn is not None else root
+    order, consumers = _post_order(root_vertex)
+    edge_grads, totals = {}, {}
+    if grads:
+        edge_grads, totals = edge_gradients(root, order, gradient)
+    known = _known_values(order, consumers, root)
+
+    nodes, edges, ids = [], [], {}
+
+    def add(kind, name, module=None, obj=None, value=None):
+        node = Node(f"n{len(nodes)}", kind, name, module, obj, value,
+                    *_shape_dtype(value))
+        nodes.append(node)
+        return node
+
+    for v in order:
+        if not isinstance(v, Function):
+            ids[v] = _leaf_node(add, v, names)
+            if v in totals:
+                ids[v].grad = totals[v]
+            continue
+        inputs = getattr(v, "inputs", None) or ()
+        sources = []
+        for slot, p in enumerate(v.parents):
+            if p is not None:
+                sources.append((slot, ids[p]))
+                continue
+            kept = slot < len(inputs)                       # an input that needs no gradient
+            if kept and inputs[slot] is None:               # an optional input left out
+                continue
+            sources.append((slot, _const_node(add, inputs[slot] if kept else None, v.module,
+                                              ids)))
+        node = ids[v] = add("op", v.name, v.module, v, known.get(v))
+        node.grad = totals.get(v)
+        for slot, src in sources:
+            g = edge_grads.get((v, slot))
+            edges.append(Edge(src.id, node.id, slot, src.value,
+                              *_shape_dtype(src.value, g, src), grad=g))
+
+    # the root tensor itself, as an output node fed by its producer
+    seed = totals.get(root_vertex)
+    out = add("output", root.name or "output", None, root, root.data)
+    out.grad = seed
+    src = ids.get(root_vertex)
+    if src is not None:
+        edges.append(Edge(src.id, out.id, 0, root.data, root.shape, root.dtype, seed))
+    _complete(nodes, edges)
+    return Graph(nodes, edges, out.id, bool(grads))
+
+
+def _complete(nodes, edges):
+    """Fill in what the edges tell about their producers: the shape of a tensor whose value is
+    unknown (from the gradient that flowed back along it), and the module of a leaf that is not
+    named by a module path, when all its consumers ran in the same module."""
+    consumer_modules = {}
+    by_id = {n.id: n for n in nodes}
+    for e in edges:
+        n = by_id[e.src]
+        if n.shape is None and e.shape is not None:
+            n.shape, n.dtype = e.shape, e.dtype
+        consumer_modules.setdefault(e.src, set()).add(by_id[e.dst].module)
+    for e in edges:
+        if e.shape is None:
+            n = by_id[e.src]
+            e.shape, e.dtype = n.shape, n.dtype
+    for n in nodes:
+        if n.kind in ("param", "input") and n.module is None:
+            mods = consumer_modules.get(n.id, ())
+            if len(mods) == 1:
+                n.module = next(iter(mods))
+
+
+def _post_order(root_vertex):
+    """Vertices reachable from ``root_vertex`` with every vertex after its inputs (the order a
+    recursive evaluator would visit them, inputs left to right), computed without recursion."""
+    order = []
+    seen = {root_vertex}
+    consumers = {}            # vertex -> [(consumer node, slot)], to find saved input values
+    stack = [(root_vertex, 0)]
+    while stack:
+        v, i = stack[-1]
+        parents = v.parents if isinstance(v, Function) else ()
+        if i < len(parents):
+            stack[-1] = (v, i + 1)
+            p = parents[i]
+            if p is None:
+                continue
+            consumers.setdefault(p, []).append((v, i))
+            if p not in seen:
+                seen.add(p)
+                stack.append((p, 0))
+        else:
+            stack.pop()
+            order.append(v)
+    return order, consumers
+
+
+def _known_values(order, consumers, root):
+    """The output value of every operation vertex the graph still knows (module docstring)."""
+    known = {}
+    for v in order:
+        if not isinstance(v, Function):
+            continue
+        if v.value is not None:
+            known[v] = v.value
+        elif v is root.grad_fn:
+            known[v] = root.data
+        elif v.saves_output and v.saved:
+            known[v] = v.saved[-1]
+        else:
+            for consumer, slot in consumers.get(v, ()):
+                x = _saved_input(consumer, slot)
+                if x is not None:
+                    known[v] = x
+                    break
+    return known
+
+
+def _saved_input(node, slot):
+    """The value of input ``slot`` of ``node`` if the node kept it and it is unchanged."""
+    inputs = getattr(node, "inputs", None)
+    if not inputs or slot >= len(inputs) or not isinstance(inputs[slot], Tensor):
+        return None
+    versions = getattr(node, "versions", None)
+    if versions is not None and inputs[slot]._version != versions[slot]:
+        return None
+    return inputs[slot].data
+
+
+def _leaf_node(add, t, names):
+    """The node of a leaf tensor: a parameter (an nn.Parameter or named in ``params``, whose
+    module is the name's prefix: ``0.weight`` is in module ``0``) or another input."""
+    named = id(t) in names
+    name = names.get(id(t)) or t.name
+    if not t.requires_grad:
+        kind = "const"
+    elif named or _is_parameter(t):
+        kind = "param"
+    else:
+        kind = "input"
+    module = (name.rpartition(".")[0] or None) if named else None
+    return add(kind, name or ("param" if kind == "param" else "leaf"), module, t, t.data)
+
+
+def _const_node(add, x, module, ids):
+    """The node for a constant input: one per tensor (shared between its uses), or a fresh
+    one when the consumer did not keep its inputs (the value is then unknown)."""
+    if isinstance(x, Tensor) and x in ids:
+        return ids[x]
+    if isinstance(x, Tensor):
+        node = add("const", x.name or "const", None if x.name else module, x, x.data)
+        ids[x] = node
+        return node
+    value = None if x is None else np.asarray(x)
+    label = _number_label(value) if value is not None else "const"
+    node = add("const", label, module, None, value)
+    if isinstance(x, (int, float, bool)):
+        node.dtype = None          # a Python number takes the dtype of the other operand
+    return node
+
+
+def _number_label(value):
+    if value.size == 1:
+        return f"{value.item():.4g}"
+    return "const"
+
+
+def _shape_dtype(value, grad=None, node=None):
+    """(shape, dtype) of a tensor, from its value, else from a gradient flowing along it."""
+    if value is not None:
+        value = np.asarray(value)
+        return value.shape, value.dtype
+    if grad is not None:
+        return grad.shape, grad.dtype
+    if node is not None:
+        return node.shape, node.dtype
+    return None, None
+
+
+def _param_names(params):
+    """{id(tensor): name} from a Module, a dict or (name, tensor) pairs."""
+    if params is None:
+        return {}
+    if hasattr(params, "named_parameters"):
+        params = params.named_parameters()
+    items = params.items() if isinstance(params, dict) else params
+    names = {}
+    for name, t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"viz: params must map names to Tensors; '{name}' is "
+                            f"{type(t).__name__}")
+        names.setdefault(id(t), name)
+    return names
+
+
+def _is_parameter(t):
+    """True for ``nn.Parameter`` leaves. ``nn`` is not imported for this: if it has not been
+    imported, no Parameter exists."""
+    parameter = getattr(sys.modules.get("nn"), "Parameter", None)
+    return parameter is not None and isinstance(t, parameter)
