@@ -101,4 +101,5 @@ if __name__ == "__main__":
                    "MLP step 784-512-512-10, batch 128, cross-entropy, SGD (float32, 2 threads)",
                    rounds=5)
     if summary and "numpy" in summary:
-        print(f"  dagrad / hand-written NumPy: {summary['dagrad']['ms'] / summary['numpy']['ms']:.2f}x")
+        ratio = summary["dagrad"]["ms"] / summary["numpy"]["ms"]
+        print(f"  dagrad / hand-written NumPy: {ratio:.2f}x")

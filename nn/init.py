@@ -113,7 +113,8 @@ def xavier_normal_(tensor, gain=1.0):
 
 
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
-    """He: x ~ U(-bound, bound), bound = gain · √(3 / fan), gain = calculate_gain(nonlinearity, a)."""
+    """He: x ~ U(-bound, bound), bound = gain · √(3 / fan),
+    gain = calculate_gain(nonlinearity, a)."""
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
     return uniform_(tensor, -bound, bound)
 

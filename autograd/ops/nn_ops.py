@@ -14,7 +14,8 @@ from ..function import Function, unbroadcast
 
 
 def _moments(x, axes, eps):
-    """x̂ = (x - mean) · r and r = 1/√(var + ε) over ``axes`` (biased variance); ndarray or Tensor."""
+    """x̂ = (x - mean) · r and r = 1/√(var + ε) over ``axes`` (biased variance), for ndarrays
+    and Tensors alike."""
     centred = x - x.mean(axis=axes, keepdims=True)
     rstd = ((centred * centred).mean(axis=axes, keepdims=True) + eps) ** -0.5
     return centred * rstd, rstd
