@@ -15,7 +15,7 @@ Every vertex is visited once and every edge once: O(vertices + edges).
 """
 import numpy as np
 
-from .function import Function, _check_finite
+from .function import Function, SliceGrad, _check_finite
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .xp import tensor_namespace
@@ -79,6 +79,8 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
         while ready:
             v = ready.pop()
             g = grads.pop(v, None)
+            if type(g) is SliceGrad:
+                g = g.dense()
             if not isinstance(v, Function):                 # a leaf tensor
                 if g is not None:
                     g = _run_hooks(v._hooks, g)
@@ -108,12 +110,14 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                     gi = in_grads[i]
                     if gi is not None:
                         if observer is not None:
-                            observer(node, i, gi)
+                            observer(node, i, gi.dense() if type(gi) is SliceGrad else gi)
                         prev = grads.get(p)
                         if prev is None:
                             grads[p] = gi
                         elif create_graph:
                             grads[p] = prev + gi
+                        elif type(prev) is SliceGrad or type(gi) is SliceGrad:
+                            _add_slice(grads, owned, p, prev, gi)
                         elif p in owned and type(prev) is np.ndarray:
                             prev += gi
                         else:
@@ -126,6 +130,22 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
             if not retain_graph:
                 _release(node)
     return captured
+
+
+def _add_slice(grads, owned, p, prev, gi):
+    """grads[p] = prev + gi where either is a ``SliceGrad``: add the slice in place into a
+    buffer the engine owns (allocated here if needed), so each slice costs only its own size."""
+    if type(prev) is SliceGrad:
+        prev, gi = gi, prev
+    if type(prev) is SliceGrad:
+        buffer = prev.dense()
+    elif p in owned and type(prev) is np.ndarray:
+        buffer = prev
+    else:
+        buffer = np.array(prev, dtype=np.result_type(prev, gi.values))
+    gi.add_to(buffer)
+    grads[p] = buffer
+    owned.add(p)
 
 
 def _count_dependencies(roots):

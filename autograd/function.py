@@ -133,6 +133,33 @@ def unbroadcast(grad, shape):
     return grad.reshape(shape)
 
 
+class SliceGrad:
+    """The gradient of a basic-slice read ``y = x[index]`` (ints, slices, None, Ellipsis): zero
+    everywhere except ``values`` at ``index``, kept in that compact form.
+
+    ``GetItem``'s fast-path backward returns one instead of a full-size array, and the engine
+    adds it into the input's gradient buffer in place, in O(size of the slice). Reading a long
+    tensor slice by slice (the time steps of a recurrent network, the gates of an LSTM) then
+    costs O(total size) in backward instead of one full-size array per slice. Every backward
+    formula and every ``.grad`` still sees a dense ndarray: the engine materialises it first.
+    """
+
+    __slots__ = ("values", "index", "shape")
+
+    def __init__(self, values, index, shape):
+        self.values, self.index, self.shape = values, index, shape
+
+    def dense(self):
+        """The full-size gradient as a new ndarray."""
+        out = np.zeros(self.shape, dtype=np.result_type(self.values))
+        out[self.index] = self.values
+        return out
+
+    def add_to(self, buffer):
+        """``buffer += self`` in place."""
+        buffer[self.index] += self.values
+
+
 def _describe_failure(name, arrays, error):
     """An error message naming the operation and its input shapes/dtypes."""
     described = ", ".join(f"{np.shape(a)} {getattr(a, 'dtype', type(a).__name__)}"
@@ -147,6 +174,8 @@ def _check_finite(ctx, value, phase):
     for v in values:
         if v is None:
             continue
+        if isinstance(v, SliceGrad):
+            v = v.values
         arr = v.data if isinstance(v, Tensor) else v
         if np.issubdtype(np.asarray(arr).dtype, np.inexact) and not np.all(np.isfinite(arr)):
             where = f" (in module '{ctx.module}')" if ctx.module else ""

@@ -6,20 +6,26 @@ positions, where the output gradient is *added* (an element read twice gets both
 import numpy as np
 
 from ..args import normalize_dim
-from ..function import Function
+from ..function import Function, SliceGrad
 from ..tensor import Tensor
-from ..xp import _is_basic
+from ..xp import NUMPY, _is_basic
 from .elementwise import Where
 
 
 class GetItem(Function):
-    """y = x[index];   dL/dx = zeros with dL/dy added at ``index``"""
+    """y = x[index];   dL/dx = zeros with dL/dy added at ``index``
+
+    On the fast path a basic index (no index arrays) returns that gradient as a ``SliceGrad``,
+    which the engine adds in place, so reading a tensor slice by slice stays linear in its size.
+    """
 
     def forward(ctx, x, index):
         ctx.index, ctx.in_shape = index, x.shape
         return x[index]
 
     def backward(ctx, grad):
+        if ctx.xp is NUMPY and _is_basic(ctx.index):
+            return SliceGrad(grad, ctx.index, ctx.in_shape)
         return ctx.xp.unindex(grad, ctx.index, ctx.in_shape)
 
 

@@ -288,3 +288,46 @@ def test_zero_dim_gradients_are_arrays_and_accumulate():
     y.backward()
     assert type(w.grad.data) is np.ndarray and w.grad.data.shape == ()
     assert w.grad.item() == 18.0
+
+
+# ------------------------------------------------------------------ slices read one by one
+def test_gradients_of_many_slices_add_up_to_the_dense_gradient():
+    rng = np.random.default_rng(0)
+    x = ag.tensor(rng.standard_normal((6, 4)).astype(np.float32), requires_grad=True)
+    h = x.sum(dim=0) * 0.0 + 1.0      # a dense consumer of x ahead of the slice readers
+    for t in range(6):                # one slice per step, as a recurrent network reads its input
+        h = (h * x[t]).tanh() + x[t, 1:3].sum()
+    y = h.sum() + x[1:4].sum() + x[2, ...].sum()    # overlapping slices, after the loop
+    y.backward(retain_graph=True)
+    assert x.grad.dtype == np.float32
+    first = x.grad.data.copy()
+    x64 = ag.tensor(x.data.astype(np.float64), requires_grad=True)
+    dense = x64.sum(dim=0) * 0.0 + 1.0
+    for t in range(6):
+        row = (x64 * ag.tensor(np.eye(6)[t][:, None])).sum(dim=0)   # no slicing at all
+        dense = (dense * row).tanh() + (row * ag.tensor([0.0, 1, 1, 0])).sum()
+    mask = np.zeros((6, 4))
+    mask[1:4] = 1
+    mask[2] += 1
+    (dense.sum() + (x64 * ag.tensor(mask)).sum()).backward()
+    np.testing.assert_allclose(first, x64.grad.data, rtol=1e-5, atol=1e-6)
+    x.grad = None
+    y.backward()                      # a second pass starts from fresh buffers
+    np.testing.assert_allclose(x.grad.data, first)
+
+
+def test_observer_and_leaf_see_slice_gradients_as_full_arrays():
+    x = f64([[1.0, 2.0], [3.0, 4.0]])
+    y = (x[0] * 2.0).sum() + x[:, 1].sum()
+    edges = []
+    run([y.grad_fn], [np.ones(())], retain_graph=True, create_graph=False, accumulate=False,
+        observer=lambda node, i, g: edges.append((node.name, np.asarray(g))))
+    slices = [g for name, g in edges if name == "GetItem"]
+    assert len(slices) == 2 and all(type(g) is np.ndarray and g.shape == (2, 2) for g in slices)
+    y.backward()
+    assert type(x.grad.data) is np.ndarray
+    np.testing.assert_allclose(x.grad.data, [[2.0, 3.0], [0.0, 1.0]])
+    z = x[1, 0]                       # one slice only: its gradient reaches .grad densified
+    x.grad = None
+    z.backward()
+    np.testing.assert_allclose(x.grad.data, [[0.0, 0.0], [1.0, 0.0]])
