@@ -104,19 +104,88 @@ def unfold_copy(x, win, value=0.0):
 def fold_array(cols, win):
     """col2im, the adjoint of ``unfold_array``: (N, C, kh, kw, H_out, W_out) -> (N, C, H, W),
     every entry added onto the pixel it was read from (padding discarded). One strided add
-    per kernel offset (i, j), each covering all images, channels and window positions."""
+    per kernel offset (i, j), each covering all images, channels and window positions; when
+    the windows do not overlap (pooling with stride = kernel) a single strided write."""
     (pt, pb), (pl, pr) = win.padding
     (h, w), (kh, kw), (dh, dw), (th, tw) = win.size, win.kernel, win.dilation, win.stride
     ho, wo = win.out
     n, c = cols.shape[:2]
     out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
-    for i in range(kh):
-        rows = slice(i * dh, i * dh + (ho - 1) * th + 1, th)
-        for j in range(kw):
-            out[:, :, rows, j * dw:j * dw + (wo - 1) * tw + 1:tw] += cols[:, :, i, j]
+    if all(k == 1 or d * (k - 1) < s for k, d, s in zip(win.kernel, win.dilation, win.stride)):
+        sn, sc, sh, sw = out.strides
+        as_strided(out, cols.shape, (sn, sc, sh * dh, sw * dw, sh * th, sw * tw))[...] = cols
+    else:
+        for i in range(kh):
+            rows = slice(i * dh, i * dh + (ho - 1) * th + 1, th)
+            for j in range(kw):
+                out[:, :, rows, j * dw:j * dw + (wo - 1) * tw + 1:tw] += cols[:, :, i, j]
     if pt or pb or pl or pr:
         out = out[:, :, pt:pt + h, pl:pl + w]
     return out
+
+
+# The "wide rows" layout (horizontal stride 1): a window row is read across the whole padded
+# width Wp instead of only the W_out = Wp - d·(kw-1) valid starts, so every (c, i, j) row of the
+# columns is H_out runs of Wp contiguous pixels (one run when the vertical stride is 1 too).
+# Copying and adding a few long runs is several times faster in NumPy than H_out·W_out short
+# ones; the price is Wp/W_out more columns, whose last Wp - W_out per row are discarded.
+def _padded_rows(x, win):
+    """x zero-padded to (N, C, Hp + 1, Wp); the spare row keeps the reads of the discarded
+    positions (which run past the end of the last window row) inside each image."""
+    (pt, _), (pl, _) = win.padding
+    n, c, h, w = x.shape
+    buf = np.zeros((n, c) + _rows_shape(win), dtype=x.dtype)
+    buf[:, :, pt:pt + h, pl:pl + w] = x
+    return buf
+
+
+def _rows_shape(win):
+    """(Hp + 1, Wp): the padded image plus one spare row."""
+    (pt, pb), (pl, pr) = win.padding
+    return win.size[0] + pt + pb + 1, win.size[1] + pl + pr
+
+
+def _wide_view(buf, win):
+    """The (N, C, kh, kw, H_out, Wp) windows of a padded-rows buffer."""
+    sn, sc, sh, sw = buf.strides
+    (kh, kw), (dh, dw), (th, _) = win.kernel, win.dilation, win.stride
+    return as_strided(buf, buf.shape[:2] + (kh, kw, win.out[0], buf.shape[3]),
+                      (sn, sc, sh * dh, sw * dw, sh * th, sw))
+
+
+def unfold_wide(x, win):
+    """im2col in the wide-rows layout: (N, C, H, W) -> (N, C·kh·kw, H_out·Wp)."""
+    view = _wide_view(_padded_rows(x, win), win)
+    return np.ascontiguousarray(view).reshape(x.shape[0], -1, win.out[0] * view.shape[-1])
+
+
+def fold_wide(cols, win):
+    """col2im from the wide-rows layout, the adjoint of ``unfold_wide``:
+    (N, C·kh·kw, H_out·Wp) -> (N, C, H, W). The discarded positions must hold zeros."""
+    (pt, _), (pl, _) = win.padding
+    (h, w), (kh, kw) = win.size, win.kernel
+    buf = np.zeros(cols.shape[:1] + (cols.shape[1] // (kh * kw),) + _rows_shape(win),
+                   dtype=cols.dtype)
+    view = _wide_view(buf, win)
+    cols = cols.reshape(view.shape)
+    for i in range(kh):
+        for j in range(kw):
+            view[:, :, i, j] += cols[:, :, i, j]
+    return buf[:, :, pt:pt + h, pl:pl + w]
+
+
+def _wide_image(y, win):
+    """(N, G, A, H_out·Wp) wide-rows output -> the (N, G·A, H_out, W_out) image (a view)."""
+    wp = _rows_shape(win)[1]
+    return y.reshape((y.shape[0], -1, win.out[0], wp))[..., :win.out[1]]
+
+
+def _wide_grad(grad, win):
+    """(N, O, H_out, W_out) -> (N, O, H_out·Wp) with zeros at the discarded positions."""
+    n, o, ho, wo = grad.shape
+    wide = np.zeros((n, o, ho, _rows_shape(win)[1]), dtype=grad.dtype)
+    wide[..., :wo] = grad
+    return wide.reshape(n, o, -1)
 
 
 def _mix(weight, cols, groups):
@@ -175,29 +244,49 @@ class Conv2d(Function):
 
     def forward(ctx, x, weight, bias=None, win=None, groups=1):
         ctx.win, ctx.groups = win, groups
-        cols = unfold_copy(x, win)
-        out = _mix(weight, cols, groups).reshape((x.shape[0], weight.shape[0]) + win.out)
+        ctx.wide = win.stride[1] == 1
+        if ctx.wide:
+            cols = unfold_wide(x, win)
+            out = _wide_image(_mix(weight, cols, groups), win)
+        else:
+            cols = unfold_copy(x, win)
+            out = _mix(weight, cols, groups).reshape((x.shape[0], -1) + win.out)
         if bias is not None:
-            out += bias.reshape(-1, 1, 1)
+            out = out + bias.reshape(-1, 1, 1)
         ctx.save(x, weight, cols)
-        return out
+        return np.ascontiguousarray(out)
 
     def backward(ctx, grad):
         x, weight, cols = ctx.saved
         xp, win, groups = ctx.xp, ctx.win, ctx.groups
         px, pw = ctx.parents[0], ctx.parents[1]
         pb = ctx.parents[2] if len(ctx.parents) > 2 else None
-        gx = gw = gb = None
+        gb = grad.sum(axis=(0, 2, 3)) if pb is not None else None
+        if xp is NUMPY:
+            gx, gw = _conv_backward_arrays(grad, x, weight, cols, win, groups, ctx.wide,
+                                           px is not None, pw is not None)
+            return gx, gw, gb
+        # differentiable path: the same formulas with recorded unfold/fold/matmul
+        gx = gw = None
         if px is not None:
             gx = xp.fold(_mix_t(xp, weight, grad, groups).reshape(
                 x.shape[:2] + win.kernel + win.out), win)
         if pw is not None:
-            if xp is not NUMPY:   # differentiable path: the columns as a function of x
-                cols = xp.unfold(x, win)
-            gw = _correlate(xp, grad, cols, groups, weight.shape)
-        if pb is not None:
-            gb = grad.sum(axis=(0, 2, 3))
+            gw = _correlate(xp, grad, xp.unfold(x, win), groups, weight.shape)
         return gx, gw, gb
+
+
+def _conv_backward_arrays(grad, x, weight, cols, win, groups, wide, need_x, need_w):
+    """Conv2d's input and weight gradients on ndarrays, in the columns' layout."""
+    g = _wide_grad(grad, win) if wide else grad
+    gx = gw = None
+    if need_w:
+        gw = _correlate(np, g, cols, groups, weight.shape)
+    if need_x:
+        gcols = _mix_t(np, weight, g, groups)
+        gx = (fold_wide(gcols.reshape(cols.shape), win) if wide else
+              fold_array(gcols.reshape(x.shape[:2] + win.kernel + win.out), win))
+    return gx, gw
 
 
 class ConvTranspose2d(Function):
