@@ -37,21 +37,27 @@ def _mT(xp, x):
 
 class Linear(Function):
     """y = x Wᵀ + b (the fully connected layer, fused);  x: (..., in), W: (out, in), b: (out,)
-    dL/dx = g W,   dL/dW = gᵀ x (summed over the batch),   dL/db = Σ_batch g"""
+    dL/dx = g W,   dL/dW = gᵀ x (summed over the batch),   dL/db = Σ_batch g
+
+    Leading dimensions of x are flattened into one, so each product is a single 2-D matrix
+    product (NumPy runs a 3-D @ 2-D product as one small product per batch entry, ~1.5x slower).
+    """
 
     def forward(ctx, x, weight, bias=None):
         ctx.save(x, weight)
-        out = x @ weight.T
+        out = x.reshape((-1, x.shape[-1])) @ weight.T if x.ndim > 2 else x @ weight.T
         if bias is not None:
             out += bias
-        return out
+        return out.reshape(x.shape[:-1] + out.shape[-1:]) if x.ndim > 2 else out
 
     def backward(ctx, grad):
         x, weight = ctx.saved
         px, pw = ctx.parents[0], ctx.parents[1]
         pb = ctx.parents[2] if len(ctx.parents) > 2 else None
         g2 = grad.reshape((-1, grad.shape[-1]))
-        gx = (grad @ weight) if px is not None else None
+        gx = None
+        if px is not None:
+            gx = (g2 @ weight).reshape(x.shape) if x.ndim > 2 else grad @ weight
         gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if pw is not None else None
         gb = g2.sum(axis=0) if pb is not None else None
         return gx, gw, gb
