@@ -150,3 +150,45 @@ OPS = [
     OpCase("linear_no_bias", lambda m, x, w: m.linear(x, w),
            [((5, 3), (4, 3))], torch_fn=lambda t, x, w: t.nn.functional.linear(x, w)),
 ]
+
+# ---- convolution, pooling, resampling (autograd.ops.conv / .pool, spelled as torch's F)
+from types import SimpleNamespace  # noqa: E402
+
+from autograd.ops import conv as _conv, pool as _pool  # noqa: E402
+
+_CONV = SimpleNamespace(conv1d=_conv.conv1d, conv2d=_conv.conv2d, unfold=_conv.unfold,
+                        conv_transpose2d=_conv.conv_transpose2d, fold=_conv.fold,
+                        max_pool2d=_pool.max_pool2d, avg_pool2d=_pool.avg_pool2d,
+                        adaptive_avg_pool2d=_pool.adaptive_avg_pool2d,
+                        interpolate=_pool.interpolate)
+
+
+def _FC(m):
+    """``torch.nn.functional`` or dagrad's convolution and pooling functions."""
+    return m.nn.functional if m.__name__ == "torch" else _CONV
+
+
+OPS += [
+    OpCase("conv2d", lambda m, x, w, b: _FC(m).conv2d(x, w, b, (2, 1), 1, 1, 2),
+           [((2, 4, 5, 4), (6, 2, 3, 3), (6,))]),
+    OpCase("conv2d_same_dilated", lambda m, x, w: _FC(m).conv2d(x, w, padding="same",
+                                                                 dilation=2),
+           [((1, 2, 5, 6), (3, 2, 3, 2))]),
+    OpCase("conv1d", lambda m, x, w, b: _FC(m).conv1d(x, w, b, stride=2),
+           [((2, 3, 7), (4, 3, 3), (4,))]),
+    OpCase("conv_transpose2d", lambda m, x, w, b: _FC(m).conv_transpose2d(x, w, b, 2, 1, 1, 2),
+           [((2, 4, 3, 2), (4, 3, 3, 3), (6,))]),
+    unary("unfold", lambda m, a: _FC(m).unfold(a, (2, 3), (2, 1), 1, (1, 2)),
+          shapes=[(2, 2, 5, 4)]),
+    unary("fold", lambda m, a: _FC(m).fold(a, (4, 5), 2, stride=(2, 1)), shapes=[(2, 12, 8)]),
+    unary("max_pool2d", lambda m, a: _FC(m).max_pool2d(a, 3, 2, 1, ceil_mode=True),
+          shapes=[(2, 3, 5, 6)]),
+    unary("avg_pool2d", lambda m, a: _FC(m).avg_pool2d(a, 2, 1, 1, count_include_pad=False),
+          shapes=[(2, 3, 4, 5)]),
+    unary("adaptive_avg_pool2d", lambda m, a: _FC(m).adaptive_avg_pool2d(a, (2, 3)),
+          shapes=[(2, 3, 5, 4)]),
+    unary("interpolate_nearest", lambda m, a: _FC(m).interpolate(a, scale_factor=2),
+          shapes=[(1, 2, 3, 2), (2, 2, 3)]),
+    unary("interpolate_bilinear", lambda m, a: _FC(m).interpolate(a, (5, 3), mode="bilinear"),
+          shapes=[(1, 2, 3, 4)]),
+]
