@@ -52,7 +52,7 @@ NUMPY = SimpleNamespace(
     exp=np.exp, log=np.log, sin=np.sin, cos=np.cos, tanh=np.tanh, sign=np.sign,
     sigmoid=_numpy_sigmoid, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
     transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
-    unfold=_numpy_unfold, fold=_numpy_fold,
+    unfold=_numpy_unfold, fold=_numpy_fold, concatenate=np.concatenate,
 )
 
 _TENSOR = None
@@ -79,5 +79,6 @@ def tensor_namespace():
             astype=lambda x, dtype: E.cast(x, dtype),
             unfold=lambda x, win: C.Unfold.apply(x, win=win),
             fold=lambda cols, win: C.Fold.apply(cols, win=win),
+            concatenate=lambda xs, axis: S.Cat.apply(*xs, axis=axis),
         )
     return _TENSOR
