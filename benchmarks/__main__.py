@@ -1,0 +1,102 @@
+"""Run every workload against PyTorch (and the hand-written NumPy floor) and write RESULTS.md.
+
+    python -m benchmarks                 # all workloads, 3 alternated rounds each
+    python -m benchmarks --only W1 W2    # some of them
+
+Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
+ratios against PyTorch CPU, and the working memory of a step (peak resident memory above the
+built model) for the workloads where memory is a target.
+"""
+import argparse
+import datetime
+import importlib
+import pathlib
+import platform
+
+from benchmarks.common import THREADS, available, compare, report
+
+WORKLOADS = [
+    ("W1", "benchmarks.overhead", "per-op overhead: 100-op add/mul/tanh chain, 1 element", 1.0),
+    ("W2", "benchmarks.mlp_step", "MLP 784-512-512-10 step, batch 128, cross-entropy, SGD", 1.2),
+    ("W3", "benchmarks.lenet_step", "LeNet-5 step, batch 64, 1x28x28", 2.0),
+    ("W4", "benchmarks.lstm_step", "LSTM step, input 64, hidden 256, seq 32, batch 32", 2.0),
+    ("W5", "benchmarks.transformer_step",
+     "2-layer Transformer encoder step, d 128, 4 heads, ff 512, seq 64, batch 16", 1.5),
+    ("W6", "benchmarks.deep_chain", "1,000,000-op chain, build + backward once", None),
+]
+MEMORY_TARGET = {"W2": 1.5, "W5": 1.5}
+
+
+def _machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = {"python": platform.python_version()}
+    for mod in ("numpy", "torch"):
+        try:
+            versions[mod] = importlib.import_module(mod).__version__
+        except ImportError:
+            versions[mod] = "not installed"
+    return cpu, versions
+
+
+def _fmt(x, unit=""):
+    return "–" if x is None else f"{x:.3f}{unit}" if x < 10 else f"{x:.1f}{unit}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="workload ids, e.g. W1 W3")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", default=str(pathlib.Path(__file__).with_name("RESULTS.md")))
+    args = parser.parse_args()
+    rows = []
+    for wid, module, title, target in WORKLOADS:
+        if args.only and wid not in args.only:
+            continue
+        try:
+            setups = importlib.import_module(module).SETUPS
+        except ImportError as e:
+            print(f"{wid}: skipped ({e})")
+            continue
+        rounds = 2 if wid == "W6" else args.rounds
+        summary = compare(module, available(setups), rounds)
+        report(f"{wid} {title}", summary)
+        rows.append((wid, title, target, summary))
+    cpu, versions = _machine()
+    lines = [
+        "# Benchmark results", "",
+        f"Written by `python -m benchmarks` on {datetime.date.today().isoformat()}.", "",
+        f"- machine: {cpu}, {platform.system()} {platform.machine()}, "
+        f"{THREADS} threads for every framework, float32",
+        "- versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()),
+        "- method: each framework in its own process, processes alternated for several rounds, "
+        "medians; ratios are dagrad / PyTorch (lower is better). Working memory is the peak "
+        "resident memory while stepping, above what the process held once the model was built.",
+        "",
+        "| id | workload | dagrad ms | PyTorch ms | ratio (target) | NumPy floor ms | "
+        "dagrad / NumPy | working MiB dagrad / PyTorch |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for wid, title, target, s in rows:
+        d, t, n = s.get("dagrad"), s.get("torch"), s.get("numpy")
+        ratio = d["ms"] / t["ms"] if d and t else None
+        floor = d["ms"] / n["ms"] if d and n else None
+        mem = ""
+        if d and t and d.get("work_mib") is not None and t.get("work_mib"):
+            mem = f"{d['work_mib']:.1f} / {t['work_mib']:.1f}"
+            if wid in MEMORY_TARGET:
+                mem += f" = {d['work_mib'] / t['work_mib']:.2f}x (<= {MEMORY_TARGET[wid]})"
+        lines.append(
+            f"| {wid} | {title} | {_fmt(d and d['ms'])} | {_fmt(t and t['ms'])} | "
+            f"{_fmt(ratio, 'x')}" + (f" (<= {target})" if target else "") + " | "
+            f"{_fmt(n and n['ms'])} | {_fmt(floor, 'x')} | {mem} |")
+    pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"\nwrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
