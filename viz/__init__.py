@@ -5,6 +5,8 @@
     viz.draw(loss, grads=True)           # a graphviz.Digraph; shows inline in Jupyter
     viz.save(viz.draw(loss), "g.svg")    # SVG, PNG or PDF by extension
     viz.player(viz.steps(loss))          # step through forward then backward, one op a frame
+    norms = viz.GradNorms(model)         # per-layer gradient norms during training
+    viz.plots.grad_norms(norms)          # ... and history, attention, latent, images plots
     with viz.record():                   # keep every intermediate value for the pictures
         loss = model(x)
 
@@ -14,13 +16,14 @@ program for SVG), ``viz.plots`` needs matplotlib.
 from autograd.grad_mode import record_values as record
 
 from .draw import draw
+from .gradflow import GradNorms
 from .player import Player, player
 from .render import save
 from .steps import Frame, steps
 from .trace import Edge, Graph, Node, trace
 
-__all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "Graph", "Node",
-           "Edge", "Frame", "Player"]
+__all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "GradNorms", "Graph",
+           "Node", "Edge", "Frame", "Player"]
 
 
 def __getattr__(name):

@@ -80,7 +80,7 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
     ``viz.save(d, "g.svg")`` to write a file).
     """
     options = Options(values, shapes, modules, depth, rankdir, max_nodes, legend,
-                      _module_types(params))
+                      module_types(params))
     if not isinstance(root, Graph):
         root = trace(root, grads=grads, params=params, gradient=gradient)
     return render(root, options)
@@ -210,8 +210,9 @@ def _node_attrs(item, graph, options, view, layout):
             detail.append(L.dtype(n.dtype))
         if detail:
             rows.append(_font(" ".join(detail), "#555555", 9))
-        small_scalar_const = n.kind == "const" and n.value is not None and n.value.size == 1
-        if options.values and n.value is not None and not small_scalar_const:
+        named_by_value = n.kind == "const" and n.obj is None and n.value is not None \
+            and n.value.size == 1                        # a Python number: its name is its value
+        if options.values and n.value is not None and not named_by_value:
             shown = view is None or n.id in view.values
             rows.append(_font(L.escape(L.array(n.value)), None if shown else HIDDEN, 10))
     if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
@@ -342,7 +343,7 @@ def _legend_cell(text, fill):
 
 
 # ------------------------------------------------------------------------------------ misc
-def _module_types(params):
+def module_types(params):
     """{module path: class name} when ``params`` is a Module, for cluster titles."""
     named = getattr(params, "named_modules", None)
     if named is None:

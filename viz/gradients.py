@@ -8,6 +8,8 @@ import numpy as np
 
 from autograd.engine import run
 
+from .gradflow import inside_viz
+
 
 def edge_gradients(root, vertices, gradient=None):
     """Run backward from ``root`` without touching any ``.grad``.
@@ -16,7 +18,7 @@ def edge_gradients(root, vertices, gradient=None):
     ``slot`` of operation ``node``; ``totals[vertex]`` is ∂L/∂(vertex's tensor) for every
     vertex in ``vertices`` (operations and leaves of the graph) that received one. The seed ∂L/∂root is ``gradient`` or ones.
     The graph is retained, so a later ``root.backward()`` works. Tensor hooks run, as they do
-    for ``ag.grad``.
+    for ``ag.grad`` (``viz.GradNorms`` knows to ignore these passes).
     """
     if not root.requires_grad:
         raise ValueError("viz: grads=True needs a root that requires grad, but this tensor has "
@@ -36,8 +38,9 @@ def edge_gradients(root, vertices, gradient=None):
         edges[(node, slot)] = g
 
     try:
-        totals = run([vertex], [seed], retain_graph=True, create_graph=False,
-                     accumulate=False, capture=set(vertices), observer=observe)
+        with inside_viz():
+            totals = run([vertex], [seed], retain_graph=True, create_graph=False,
+                         accumulate=False, capture=set(vertices), observer=observe)
     except RuntimeError as e:
         if "second time" not in str(e):
             raise

@@ -10,7 +10,7 @@ stepping through looks like one picture filling in.
 """
 import re
 
-from .draw import Options, View, render
+from .draw import Options, View, module_types, render
 from .render import svg
 from .trace import trace
 
@@ -58,7 +58,8 @@ def steps(root, values=True, shapes=True, modules="cluster", rankdir="LR", max_n
     The other arguments are those of ``viz.draw``.
     """
     graph = trace(root, grads=True, params=params, gradient=gradient)
-    options = Options(values, shapes, modules, None, rankdir, max_nodes)
+    options = Options(values, shapes, modules, None, rankdir, max_nodes,
+                      module_types=module_types(params))
     ops = graph.ops
     output = graph[graph.root]
     out_edges, in_edges = {}, {}

@@ -21,6 +21,8 @@ When none has it (e.g. the output of an ``Add`` feeding another ``Add``, outside
 ``viz.record()``), the edge shows its shape only (known from its gradient when ``grads=True``).
 Nothing is recomputed, so every value shown is the one the forward pass produced.
 """
+import contextlib
+import gc
 import sys
 
 import numpy as np
@@ -132,7 +134,24 @@ def trace(root, grads=False, params=None, gradient=None):
     """
     if not isinstance(root, Tensor):
         raise TypeError(f"viz.trace: expected a Tensor, got {type(root).__name__}")
-    names = _param_names(params)
+    with _gc_paused():
+        return _trace(root, grads, _param_names(params), gradient)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause Python's cycle collector: tracing allocates an object per vertex and edge, and
+    each automatic collection would rescan the whole (large, acyclic) graph."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _trace(root, grads, names, gradient):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
     order, consumers = _post_order(root_vertex)
     edge_grads, totals = {}, {}
