@@ -191,4 +191,16 @@ OPS += [
           shapes=[(1, 2, 3, 2), (2, 2, 3)]),
     unary("interpolate_bilinear", lambda m, a: _FC(m).interpolate(a, (5, 3), mode="bilinear"),
           shapes=[(1, 2, 3, 4)]),
+    # ---- attention: softmax(scale · q kᵀ + mask), fused
+    OpCase("attention_probs", lambda m, q, k: _attention_probs(q, k, scale=0.5),
+           [((3, 4), (5, 4)), ((2, 3, 4), (2, 5, 4)), ((2, 2, 3, 4), (2, 1, 5, 4))],
+           torch_fn=lambda t, q, k: t.softmax(q @ k.mT * 0.5, dim=-1)),
+    OpCase("attention_probs_mask", lambda m, q, k, mask: _attention_probs(q, k, mask, 0.7),
+           [((2, 3, 4), (2, 5, 4), (3, 5)), ((2, 3, 4), (5, 4), (2, 1, 5))],
+           torch_fn=lambda t, q, k, mask: t.softmax(q @ k.mT * 0.7 + mask, dim=-1)),
 ]
+
+
+def _attention_probs(q, k, mask=None, scale=1.0):
+    from autograd.ops.attention_ops import attention_probs
+    return attention_probs(q, k, mask, scale)

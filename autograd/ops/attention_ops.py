@@ -1,0 +1,86 @@
+"""Attention probabilities fused in one operation: P = softmax(s · Q Kᵀ + M).
+
+The composition (matmul, scale, mask, softmax) makes four passes over the (…, L, S) score array
+forward and four backward, and keeps three of them alive for backward; the fused form makes one
+score array, turns it into P in place, and keeps only P. The value product P V stays an
+ordinary matmul, so the probabilities remain a differentiable tensor that attention layers can
+return.
+"""
+import numpy as np
+
+from ..function import Function, unbroadcast
+from .linalg import _mT
+
+
+def safe_softmax_(s):
+    """softmax over the last axis of the float array ``s``, computed in place and returned.
+
+    A row whose every entry is -inf (a query that may attend to nothing) becomes all zeros
+    instead of NaN, as PyTorch's scaled_dot_product_attention does.
+    """
+    m = s.max(axis=-1, keepdims=True)
+    blocked = m == -np.inf
+    if blocked.any():
+        m[blocked] = 0
+    s -= m
+    np.exp(s, out=s)
+    total = s.sum(axis=-1, keepdims=True)
+    if blocked.any():
+        total[blocked] = 1
+    s /= total
+    return s
+
+
+class AttentionProbs(Function):
+    """P = softmax(s · Q Kᵀ + M) along the last axis (the keys).
+
+    Shapes: q (…, L, E), k (…, S, E), mask M broadcastable to (…, L, S) (additive: 0 keeps a
+    score, -inf removes it; None for no mask), scale s a number -> P (…, L, S). Batch dimensions
+    broadcast as in matmul. Rows whose scores are all -inf give P = 0.
+
+    With G = dL/dP and the softmax Jacobian applied row by row::
+
+        dZ = P ⊙ (G - Σⱼ Gⱼ Pⱼ)          (Z = s · Q Kᵀ + M, the scores)
+        dL/dQ = s · dZ K,   dL/dK = s · dZᵀ Q,   dL/dM = dZ (summed down to M's shape)
+    """
+
+    def forward(ctx, q, k, mask=None, scale=1.0):
+        scores = q @ np.swapaxes(k, -1, -2)
+        scores *= scale
+        if mask is not None:
+            if np.broadcast_shapes(scores.shape, mask.shape) == scores.shape:
+                scores += mask
+            else:
+                scores = scores + mask
+        ctx.scale, ctx.mask_shape = scale, np.shape(mask)
+        p = safe_softmax_(scores.astype(q.dtype, copy=False))
+        ctx.save(q, k, output=p)
+        return p
+
+    def backward(ctx, grad):
+        q, k, p = ctx.saved
+        pq, pk = ctx.parents[0], ctx.parents[1]
+        pm = ctx.parents[2] if len(ctx.parents) > 2 else None
+        gp = grad * p
+        dz = gp - p * gp.sum(axis=-1, keepdims=True)
+        gq = gk = gm = None
+        if pq is not None:
+            gq = unbroadcast((dz @ k) * ctx.scale, q.shape)
+        if pk is not None:
+            gk = unbroadcast((_mT(ctx.xp, dz) @ q) * ctx.scale, k.shape)
+        if pm is not None:
+            gm = unbroadcast(dz, ctx.mask_shape)
+        return gq, gk, gm
+
+
+def attention_probs(q, k, mask=None, scale=1.0):
+    """softmax(scale · q kᵀ + mask) over the keys; q (…, L, E), k (…, S, E) -> (…, L, S).
+
+    ``mask`` is additive (0 keeps, -inf removes), an array or a Tensor broadcastable to
+    (…, L, S), or None. See ``AttentionProbs``.
+    """
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"attention_probs: queries of shape {tuple(q.shape)} and keys of shape "
+                         f"{tuple(k.shape)} must have the same last dimension (the feature size "
+                         f"E of the dot product)")
+    return AttentionProbs.apply(q, k, mask, scale=float(scale))
