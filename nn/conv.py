@@ -27,10 +27,12 @@ class _ConvNd(Module):
     _spatial = 2
     _transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 groups, bias, padding_mode, dtype, output_padding=0):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None, *, output_padding=0):
         super().__init__()
         name, n = type(self).__name__, self._spatial
+        if output_padding and not self._transposed:
+            raise TypeError(f"{name}: output_padding applies only to transposed convolutions")
         if padding_mode != "zeros":
             raise ValueError(f"{name}: only padding_mode='zeros' is supported, got "
                              f"{padding_mode!r}")
@@ -82,11 +84,6 @@ class Conv1d(_ConvNd):
 
     _spatial = 1
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype)
-
     def forward(self, input):
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
@@ -97,11 +94,6 @@ class Conv2d(_ConvNd):
     y[n, o, h, w] = b[o] + Σ_(c,i,j) W[o, c, i, j] · x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]
     (c over o's group), H_out = ⌊(H + 2p - d·(kh-1) - 1)/s⌋ + 1. ``padding`` may be "same" or
     "valid"; ``groups=in_channels`` makes it depthwise."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype)
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
@@ -126,7 +118,7 @@ class ConvTranspose2d(_ConvNd):
             raise ValueError(f"ConvTranspose2d: padding must be an int or a pair, got "
                              f"{padding!r}")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype, output_padding)
+                         groups, bias, padding_mode, dtype, output_padding=output_padding)
 
     def forward(self, input, output_size=None):
         extra = self.output_padding
