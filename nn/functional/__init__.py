@@ -15,4 +15,6 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
 from .normalization import batch_norm, layer_norm
 from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, fold,
                    interpolate, max_pool2d, unfold)
+from .distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
+                            gaussian_log_likelihood)
 from .attention import scaled_dot_product_attention

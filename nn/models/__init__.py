@@ -1,3 +1,6 @@
 """Ready-made models. Each model family lives in its own file and adds one import line below."""
 from .mlp import MLP
 from .cnn import VGG, LeNet, vgg_block
+from .autoencoders import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder,
+                           LinearAutoencoder, SparseAutoencoder)
+from .vae import VAE
