@@ -114,3 +114,17 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def one_blas_thread():
+    """Run NumPy's BLAS on one thread for a test module (use it with ``autouse`` or by name):
+    with two test workers on two cores, each BLAS call's extra threads spin waiting for a core,
+    and training loops of small matrix products become 10-50x slower."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:         # ships with scikit-learn, part of the test extra
+        yield
+        return
+    with threadpool_limits(1, user_api="blas"):
+        yield
