@@ -16,9 +16,10 @@ def edge_gradients(root, vertices, gradient=None):
 
     Returns ``(edges, totals)``: ``edges[(node, slot)]`` is the gradient sent along input
     ``slot`` of operation ``node``; ``totals[vertex]`` is ∂L/∂(vertex's tensor) for every
-    vertex in ``vertices`` (operations and leaves of the graph) that received one. The seed ∂L/∂root is ``gradient`` or ones.
-    The graph is retained, so a later ``root.backward()`` works. Tensor hooks run, as they do
-    for ``ag.grad`` (``viz.GradNorms`` knows to ignore these passes).
+    vertex in ``vertices`` (operations and leaves of the graph) that received one. The seed
+    ∂L/∂root is ``gradient`` or ones. The graph is retained, so a later ``root.backward()``
+    works. Tensor hooks run, as they do for ``ag.grad`` (``viz.GradNorms`` knows to ignore
+    these passes).
     """
     if not root.requires_grad:
         raise ValueError("viz: grads=True needs a root that requires grad, but this tensor has "

@@ -37,7 +37,9 @@ _SCRIPT = """
     slider.value = i;
     count.textContent = (i + 1) + " / " + frames.length;
   }}
-  function stop() {{ if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\\u25B6 play"; }} }}
+  function stop() {{
+    if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\\u25B6 play"; }}
+  }}
   root.querySelector(".vz-prev").onclick = function () {{ stop(); show(current - 1); }};
   root.querySelector(".vz-next").onclick = function () {{ stop(); show(current + 1); }};
   slider.oninput = function () {{ stop(); show(parseInt(slider.value, 10)); }};
