@@ -1,0 +1,176 @@
+"""Fused recurrent cells: the gate nonlinearities and the state update of one time step, each
+with one backward, instead of a dozen small recorded operations per step.
+
+The matrix products stay outside (``x Wᵢₕᵀ`` for the whole sequence at once, ``h Wₕₕᵀ`` per
+step, both ordinary ``linear`` nodes), so backpropagation through time is still the engine
+walking the unrolled graph; these ops only replace the elementwise part of a step. Gate order
+is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). σ(x) is computed as ½(1 + tanh(x/2)), which is
+exact, never overflows and keeps float32.
+
+Both backward formulas run on ndarrays (the fast path, reusing the activations the forward
+kept) and on Tensors (``create_graph=True``, recomputing them from the inputs).
+"""
+from ..function import Function, unbroadcast
+from ..xp import NUMPY
+
+
+def _sigmoid(xp, x):
+    return 0.5 * (xp.tanh(0.5 * x) + 1.0)
+
+
+def _blocks(x, n):
+    """The n equal blocks of the last axis of ``x`` (views on the fast path)."""
+    size = x.shape[-1] // n
+    return [x[..., k * size:(k + 1) * size] for k in range(n)]
+
+
+def _lstm_input_forget(xp, gates, c_prev, peephole):
+    """i, f, g of an LSTM step (peephole terms pᵢ ⊙ c₀, p_f ⊙ c₀ when given)."""
+    pi, pf, pg, _ = _blocks(gates, 4)
+    if peephole is not None:
+        wi, wf, _ = _blocks(peephole, 3)
+        pi, pf = pi + wi * c_prev, pf + wf * c_prev
+    return _sigmoid(xp, pi), _sigmoid(xp, pf), xp.tanh(pg)
+
+
+def _lstm_output(xp, gates, c, peephole):
+    """o and tanh(c) of an LSTM step (peephole term p_o ⊙ c when given)."""
+    po = _blocks(gates, 4)[3]
+    if peephole is not None:
+        po = po + _blocks(peephole, 3)[2] * c
+    return _sigmoid(xp, po), xp.tanh(c)
+
+
+def _join(xp, parts, like):
+    """Concatenate ``parts`` along the last axis; None stands for a zero block."""
+    zero = like * 0
+    return xp.concatenate([zero if p is None else p for p in parts], axis=like.ndim - 1)
+
+
+class LSTMCellState(Function):
+    """The LSTM memory update from the gate pre-activations a = [ãᵢ, ã_f, ã_g, ã_o] (…, 4H):
+
+        i = σ(ãᵢ + pᵢ ⊙ c₀),   f = σ(ã_f + p_f ⊙ c₀),   g = tanh(ã_g)
+        c = f ⊙ c₀ + i ⊙ g
+
+    (p = [pᵢ, p_f, p_o] (3H,) are the optional peephole weights.) With ḡ = dL/dc::
+
+        dãᵢ = ḡ ⊙ g ⊙ i(1 - i),   dã_f = ḡ ⊙ c₀ ⊙ f(1 - f),   dã_g = ḡ ⊙ i ⊙ (1 - g²),   dã_o = 0
+        dL/dc₀ = ḡ ⊙ f + dãᵢ ⊙ pᵢ + dã_f ⊙ p_f,     dpᵢ = Σ dãᵢ ⊙ c₀,   dp_f = Σ dã_f ⊙ c₀
+    """
+
+    def forward(ctx, gates, c_prev, peephole=None):
+        i, f, g = _lstm_input_forget(NUMPY, gates, c_prev, peephole)
+        ctx.cache = (i, f, g)
+        ctx.save(gates, c_prev, peephole)
+        return f * c_prev + i * g
+
+    def backward(ctx, grad):
+        gates, c_prev, peephole = ctx.saved
+        xp = ctx.xp
+        i, f, g = ctx.cache if xp is NUMPY else _lstm_input_forget(xp, gates, c_prev,
+                                                                      peephole)
+        di = grad * g * i * (1 - i)
+        df = grad * c_prev * f * (1 - f)
+        dg = grad * i * (1 - g * g)
+        dgates = _join(xp, [di, df, dg, None], di) if ctx.parents[0] is not None else None
+        dc = grad * f
+        dpeep = None
+        if peephole is not None:
+            wi, wf, _ = _blocks(peephole, 3)
+            dc = dc + di * wi + df * wf
+            if ctx.parents[2] is not None:
+                shape = wi.shape
+                dpeep = _join(xp, [unbroadcast(di * c_prev, shape),
+                                   unbroadcast(df * c_prev, shape), None], wi)
+        return dgates, dc, dpeep
+
+
+class LSTMCellOutput(Function):
+    """The LSTM output from the gate pre-activations a (…, 4H) and the new memory c:
+
+        o = σ(ã_o + p_o ⊙ c),   h = o ⊙ tanh(c)
+
+    With h̄ = dL/dh and τ = tanh(c)::
+
+        dã_o = h̄ ⊙ τ ⊙ o(1 - o)   (the other gate blocks get 0)
+        dL/dc = h̄ ⊙ o ⊙ (1 - τ²) + dã_o ⊙ p_o,     dp_o = Σ dã_o ⊙ c
+    """
+
+    def forward(ctx, gates, c, peephole=None):
+        o, tc = _lstm_output(NUMPY, gates, c, peephole)
+        ctx.cache = (o, tc)
+        ctx.save(gates, c, peephole)
+        return o * tc
+
+    def backward(ctx, grad):
+        gates, c, peephole = ctx.saved
+        xp = ctx.xp
+        o, tc = ctx.cache if xp is NUMPY else _lstm_output(xp, gates, c, peephole)
+        do = grad * tc * o * (1 - o)
+        dgates = _join(xp, [None, None, None, do], do) if ctx.parents[0] is not None else None
+        dc = grad * o * (1 - tc * tc)
+        dpeep = None
+        if peephole is not None:
+            dc = dc + do * _blocks(peephole, 3)[2]
+            if ctx.parents[2] is not None:
+                dpo = unbroadcast(do * c, (peephole.shape[-1] // 3,))
+                dpeep = _join(xp, [None, None, dpo], dpo)
+        return dgates, dc, dpeep
+
+
+def _gru_gates(xp, xg, hg):
+    """r, z, n and hₙ of a GRU step from the input part xg and the hidden part hg (…, 3H)."""
+    xr, xz, xn = _blocks(xg, 3)
+    hr, hz, hn = _blocks(hg, 3)
+    r = _sigmoid(xp, xr + hr)
+    z = _sigmoid(xp, xz + hz)
+    return r, z, xp.tanh(xn + r * hn), hn
+
+
+class GRUCell(Function):
+    """One GRU step from xg = x Wᵢₕᵀ + bᵢₕ and hg = h₀ Wₕₕᵀ + bₕₕ (both (…, 3H), blocks r, z, n):
+
+        r = σ(x_r + h_r),   z = σ(x_z + h_z),   n = tanh(x_n + r ⊙ h_n)
+        h = (1 - z) ⊙ n + z ⊙ h₀
+
+    With h̄ = dL/dh::
+
+        dñ = h̄ ⊙ (1 - z) ⊙ (1 - n²),   dz̃ = h̄ ⊙ (h₀ - n) ⊙ z(1 - z),   dr̃ = dñ ⊙ h_n ⊙ r(1 - r)
+        dL/dxg = [dr̃, dz̃, dñ],   dL/dhg = [dr̃, dz̃, dñ ⊙ r],   dL/dh₀ = h̄ ⊙ z
+    """
+
+    def forward(ctx, xg, hg, h_prev):
+        r, z, n, hn = _gru_gates(NUMPY, xg, hg)
+        ctx.cache = (r, z, n, hn)
+        ctx.save(xg, hg, h_prev)
+        return n + z * (h_prev - n)
+
+    def backward(ctx, grad):
+        xg, hg, h_prev = ctx.saved
+        xp = ctx.xp
+        r, z, n, hn = ctx.cache if xp is NUMPY else _gru_gates(xp, xg, hg)
+        dn = grad * (1 - z) * (1 - n * n)
+        dz = grad * (h_prev - n) * z * (1 - z)
+        dr = dn * hn * r * (1 - r)
+        px, ph, p0 = ctx.parents
+        dxg = _join(xp, [dr, dz, dn], dn) if px is not None else None
+        dhg = _join(xp, [dr, dz, dn * r], dn) if ph is not None else None
+        dh = grad * z if p0 is not None else None
+        return dxg, dhg, dh
+
+
+def lstm_cell_state(gates, c_prev, peephole=None):
+    """c = σ(ã_f + p_f c₀) ⊙ c₀ + σ(ãᵢ + pᵢ c₀) ⊙ tanh(ã_g): see ``LSTMCellState``."""
+    return LSTMCellState.apply(gates, c_prev, peephole)
+
+
+def lstm_cell_output(gates, c, peephole=None):
+    """h = σ(ã_o + p_o c) ⊙ tanh(c): see ``LSTMCellOutput``."""
+    return LSTMCellOutput.apply(gates, c, peephole)
+
+
+def gru_cell(xg, hg, h_prev):
+    """h = (1 - z) ⊙ n + z ⊙ h₀: see ``GRUCell``."""
+    return GRUCell.apply(xg, hg, h_prev)
+

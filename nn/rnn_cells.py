@@ -1,0 +1,242 @@
+"""Recurrent cells: one time step of a vanilla RNN, an LSTM (optionally with peephole
+connections), a GRU and a minimal gated unit (MGU), with PyTorch's parameter layout.
+
+A step is split in two so that a layer can do the input half for a whole sequence at once:
+
+* the input projection  a_x = x Wᵢₕᵀ + b   (one ``linear`` for all time steps of a layer), and
+* the recurrence ``Recurrence.step(a_x[t], state, weights)``: one fused product h Wₕₕᵀ for all
+  gates, then the gate nonlinearities and the state update.
+
+Backpropagation through time is the engine walking the unrolled graph of these steps. Gate
+order and shapes follow PyTorch: ``weight_ih`` (G·H, in), ``weight_hh`` (G·H, H), ``bias_ih``,
+``bias_hh`` (G·H,), with G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) and 2 (MGU: f, n).
+Every weight and bias starts as U(-1/√H, 1/√H), PyTorch's default.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+import autograd as ag
+from autograd.ops import rnn_ops
+
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+_ACTIVATIONS = {"tanh": ag.tanh, "relu": ag.relu}
+
+
+def _rnn_step(xt, h, weights):
+    """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x)."""
+    w_hh, phi = weights
+    return phi(xt + ag.linear(h, w_hh))
+
+
+def _lstm_step(xt, state, weights):
+    """a = a_x + h Wₕₕᵀ = [ãᵢ, ã_f, ã_g, ã_o];  c' = σ(ã_f) ⊙ c + σ(ãᵢ) ⊙ tanh(ã_g);
+    h' = σ(ã_o) ⊙ tanh(c')  (with peepholes, + pᵢ ⊙ c, + p_f ⊙ c and + p_o ⊙ c' inside σ)."""
+    h, c = state
+    w_hh, w_ch = weights
+    gates = xt + ag.linear(h, w_hh)
+    c = rnn_ops.lstm_cell_state(gates, c, w_ch)
+    return rnn_ops.lstm_cell_output(gates, c, w_ch), c
+
+
+def _gru_step(xt, h, weights):
+    """r = σ(x_r + h_r), z = σ(x_z + h_z), n = tanh(x_n + r ⊙ h_n), h' = (1 - z) ⊙ n + z ⊙ h,
+    with [h_r, h_z, h_n] = h Wₕₕᵀ + bₕₕ (the reset gate multiplies h_n including its bias, as
+    PyTorch and cuDNN do)."""
+    w_hh, b_hh = weights
+    return rnn_ops.gru_cell(xt, ag.linear(h, w_hh, b_hh), h)
+
+
+def _mgu_step(xt, h, weights):
+    """f = σ(x_f + h W_hfᵀ), ñ = tanh(x_n + (f ⊙ h) W_hnᵀ), h' = (1 - f) ⊙ h + f ⊙ ñ.
+
+    The candidate reads the forget-gated state, so its product waits for f: two products of
+    H columns per step instead of one of 2H (the same arithmetic)."""
+    w_hf, w_hn = weights
+    size = w_hf.shape[0]
+    f = (xt[..., :size] + ag.linear(h, w_hf)).sigmoid()
+    n = (xt[..., size:] + ag.linear(f * h, w_hn)).tanh()
+    return h + f * (n - h)
+
+
+def _mgu_weights(w_hh, b_hh, w_ch):
+    size = w_hh.shape[0] // 2
+    return w_hh[:size], w_hh[size:]
+
+
+# gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
+# gate); lstm: the state is (h, c); weights(w_hh, b_hh, w_ch): what ``step`` needs, prepared
+# once per sequence.
+Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights")
+
+RECURRENCES = {
+    "RNN_TANH": Recurrence(1, True, False, _rnn_step, lambda w, b, p: (w, ag.tanh)),
+    "RNN_RELU": Recurrence(1, True, False, _rnn_step, lambda w, b, p: (w, ag.relu)),
+    "LSTM": Recurrence(4, True, True, _lstm_step, lambda w, b, p: (w, p)),
+    "GRU": Recurrence(3, False, False, _gru_step, lambda w, b, p: (w, b)),
+    "MGU": Recurrence(2, True, False, _mgu_step, _mgu_weights),
+}
+
+
+def input_projection(x, w_ih, b_ih, b_hh, recurrence):
+    """a_x = x Wᵢₕᵀ + bᵢₕ (+ bₕₕ where the recurrence allows): one product for every time
+    step of ``x`` (…, in) -> (…, G·H)."""
+    if b_ih is None:
+        return ag.linear(x, w_ih)
+    bias = b_ih + b_hh if recurrence.fold_hh_bias else b_ih
+    return ag.linear(x, w_ih, bias)
+
+
+def recurrence_for(mode, nonlinearity="tanh"):
+    """The Recurrence of a layer family ("RNN", "LSTM", "GRU", "MGU")."""
+    if mode == "RNN":
+        if nonlinearity not in _ACTIVATIONS:
+            raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got "
+                             f"{nonlinearity!r}")
+        mode = "RNN_" + nonlinearity.upper()
+    return RECURRENCES[mode]
+
+
+def new_weights(module, suffix, input_size, hidden_size, gates, bias, peephole, dtype):
+    """Register weight_ih{suffix}, weight_hh{suffix}, bias_ih{suffix}, bias_hh{suffix} (and
+    weight_ch{suffix}, the (3H,) peephole weights [pᵢ, p_f, p_o]) on ``module``."""
+    dtype = np.dtype(np.float32 if dtype is None else dtype)
+    rows = gates * hidden_size
+    shapes = [("weight_ih", (rows, input_size)), ("weight_hh", (rows, hidden_size))]
+    if bias:
+        shapes += [("bias_ih", (rows,)), ("bias_hh", (rows,))]
+    if peephole:
+        shapes.append(("weight_ch", (3 * hidden_size,)))
+    for name, shape in shapes:
+        p = Parameter(np.empty(shape, dtype))
+        init.uniform_fan_in_(p, hidden_size)
+        setattr(module, name + suffix, p)
+
+
+def check_input(name, x, input_size, batched_ndim):
+    """``x`` as a Tensor, checked: (…, input_size) with batched_ndim or batched_ndim - 1 dims."""
+    x = x if isinstance(x, ag.Tensor) else ag.tensor(x)
+    if x.ndim not in (batched_ndim - 1, batched_ndim) or x.shape[-1] != input_size:
+        raise ValueError(f"{name}: expected input of shape {'(L, ' if batched_ndim == 3 else '('}"
+                         f"N, {input_size}) or without the batch dimension, got "
+                         f"{tuple(x.shape)}")
+    return x
+
+
+class RNNCellBase(Module):
+    """Shared part of the cells: parameters, state checks and one step."""
+
+    mode = None
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", peephole=False,
+                 dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.nonlinearity, self.peephole = nonlinearity, peephole
+        self.recurrence = recurrence_for(self.mode, nonlinearity)
+        new_weights(self, "", input_size, hidden_size, self.recurrence.gates, bias, peephole,
+                    dtype)
+
+    def reset_parameters(self):
+        for p in self.parameters():
+            init.uniform_fan_in_(p, self.hidden_size)
+
+    def _zeros(self, x):
+        return ag.zeros(*x.shape[:-1], self.hidden_size, dtype=x.dtype)
+
+    def _check_state(self, x, h, what):
+        h = h if isinstance(h, ag.Tensor) else ag.tensor(h)
+        if h.shape != x.shape[:-1] + (self.hidden_size,):
+            raise ValueError(f"{type(self).__name__}: {what} of shape {tuple(h.shape)} does not "
+                             f"match the input of shape {tuple(x.shape)}; expected "
+                             f"{x.shape[:-1] + (self.hidden_size,)}")
+        return h
+
+    def forward(self, input, hx=None):
+        x = check_input(type(self).__name__, input, self.input_size, 2)
+        r = self.recurrence
+        if r.lstm:
+            h, c = (self._zeros(x), self._zeros(x)) if hx is None else hx
+            state = (self._check_state(x, h, "h"), self._check_state(x, c, "c"))
+        else:
+            state = self._zeros(x) if hx is None else self._check_state(x, hx, "hx")
+        b_ih = self.bias_ih if self.bias else None
+        b_hh = self.bias_hh if self.bias else None
+        xt = input_projection(x, self.weight_ih, b_ih, b_hh, r)
+        weights = r.weights(self.weight_hh, b_hh,
+                            self.weight_ch if self.peephole else None)
+        return r.step(xt, state, weights)
+
+    def extra_repr(self):
+        extra = "" if self.bias else ", bias=False"
+        if self.mode == "RNN" and self.nonlinearity != "tanh":
+            extra += f", nonlinearity={self.nonlinearity!r}"
+        if self.peephole:
+            extra += ", peephole=True"
+        return f"{self.input_size}, {self.hidden_size}{extra}"
+
+
+class RNNCell(RNNCellBase):
+    """Elman RNN cell: h' = φ(x Wᵢₕᵀ + bᵢₕ + h Wₕₕᵀ + bₕₕ), φ = tanh or relu.
+
+    Input x (N, input_size) or (input_size,), hx (N, hidden_size) (zeros when omitted);
+    returns h' of hx's shape. ``weight_ih`` (H, in), ``weight_hh`` (H, H), biases (H,).
+    """
+    mode = "RNN"
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=None):
+        super().__init__(input_size, hidden_size, bias, nonlinearity, dtype=dtype)
+
+
+class LSTMCell(RNNCellBase):
+    """Long short-term memory cell (Hochreiter & Schmidhuber; forget gate of Gers et al.)::
+
+        [ãᵢ, ã_f, ã_g, ã_o] = x Wᵢₕᵀ + bᵢₕ + h Wₕₕᵀ + bₕₕ
+        i = σ(ãᵢ),  f = σ(ã_f),  g = tanh(ã_g),  o = σ(ã_o)
+        c' = f ⊙ c + i ⊙ g,    h' = o ⊙ tanh(c')
+
+    With ``peephole=True`` the gates also see the memory (Gers, Schraudolph & Schmidhuber
+    2002): i = σ(ãᵢ + pᵢ ⊙ c), f = σ(ã_f + p_f ⊙ c), o = σ(ã_o + p_o ⊙ c'), with the diagonal
+    peephole weights ``weight_ch`` = [pᵢ, p_f, p_o] (3H,) (not in PyTorch).
+
+    Input x (N, in) or (in,), hx = (h, c) each (N, H) (zeros when omitted); returns (h', c').
+    ``weight_ih`` (4H, in), ``weight_hh`` (4H, H), biases (4H,), gate order i, f, g, o.
+    """
+    mode = "LSTM"
+
+    def __init__(self, input_size, hidden_size, bias=True, peephole=False, dtype=None):
+        super().__init__(input_size, hidden_size, bias, peephole=peephole, dtype=dtype)
+
+
+class GRUCell(RNNCellBase):
+    """Gated recurrent unit cell (Cho et al. 2014), PyTorch's form::
+
+        r = σ(x Wᵢᵣᵀ + bᵢᵣ + h Wₕᵣᵀ + bₕᵣ),   z = σ(x Wᵢ𝓏ᵀ + bᵢ𝓏 + h Wₕ𝓏ᵀ + bₕ𝓏)
+        n = tanh(x Wᵢₙᵀ + bᵢₙ + r ⊙ (h Wₕₙᵀ + bₕₙ)),   h' = (1 - z) ⊙ n + z ⊙ h
+
+    Input x (N, in) or (in,), hx (N, H) (zeros when omitted); returns h'. ``weight_ih``
+    (3H, in), ``weight_hh`` (3H, H), biases (3H,), gate order r, z, n.
+    """
+    mode = "GRU"
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
+        super().__init__(input_size, hidden_size, bias, dtype=dtype)
+
+
+class MGUCell(RNNCellBase):
+    """Minimal gated unit (Zhou et al. 2016): a GRU with one gate, the forget gate f::
+
+        f = σ(x W_ifᵀ + b_if + h W_hfᵀ + b_hf)
+        ñ = tanh(x W_inᵀ + b_in + (f ⊙ h) W_hnᵀ + b_hn),    h' = (1 - f) ⊙ h + f ⊙ ñ
+
+    Input x (N, in) or (in,), hx (N, H) (zeros when omitted); returns h'. ``weight_ih``
+    (2H, in), ``weight_hh`` (2H, H), biases (2H,), gate order f, n (PyTorch's layout
+    conventions; PyTorch has no MGU).
+    """
+    mode = "MGU"
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
+        super().__init__(input_size, hidden_size, bias, dtype=dtype)
