@@ -31,7 +31,7 @@ class Options:
     """What to show; see ``draw``."""
 
     def __init__(self, values=True, shapes=True, modules="cluster", depth=None, rankdir="LR",
-                 max_nodes=MAX_NODES, legend=True, module_types=None):
+                 max_nodes=MAX_NODES, legend=True, module_types=None, fold=True):
         if modules not in ("cluster", "label", None):
             raise ValueError(f"viz.draw: modules must be 'cluster', 'label' or None, got "
                              f"{modules!r}")
@@ -43,7 +43,7 @@ class Options:
                              f"{rankdir!r}")
         self.values, self.shapes, self.modules, self.depth = values, shapes, modules, depth
         self.rankdir, self.max_nodes, self.legend = rankdir, max_nodes, legend
-        self.module_types = module_types or {}
+        self.module_types, self.fold = module_types or {}, fold
 
 
 class View:
@@ -57,7 +57,7 @@ class View:
 
 
 def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=None,
-         rankdir="LR", max_nodes=MAX_NODES, params=None, gradient=None, legend=True):
+         rankdir="LR", max_nodes=MAX_NODES, params=None, gradient=None, legend=True, fold=True):
     """Draw the compute graph behind ``root`` (a Tensor, or a ``viz.Graph`` from ``trace``).
 
     Args:
@@ -70,6 +70,9 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
         depth: collapse every module at that level of the module tree (levels of the dotted
             path, as in ``named_modules()``) into one box with all its operations and
             parameters; 1 draws each top-level module as a box.
+        fold: with ``depth``, draw a run of identical sibling modules (``layers.0``,
+            ``layers.1``, ... with the same operations and parameter shapes) as one box marked
+            ×N; ``fold=False`` keeps one box each (to compare gradients between them).
         rankdir: layout direction, ``"LR"`` (left to right) or ``"TB"`` (top to bottom).
         max_nodes: refuse (ValueError) to draw more boxes than this; pass ``depth``.
         params: an ``nn.Module`` or ``{name: tensor}`` naming the parameters (``0.weight``).
@@ -80,7 +83,7 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
     ``viz.save(d, "g.svg")`` to write a file).
     """
     options = Options(values, shapes, modules, depth, rankdir, max_nodes, legend,
-                      module_types(params))
+                      module_types(params), fold)
     if not isinstance(root, Graph):
         root = trace(root, grads=grads, params=params, gradient=gradient)
     return render(root, options)
@@ -124,6 +127,7 @@ class _Item:
     def __init__(self, key, node=None, prefix=None, cluster=None):
         self.key, self.node, self.prefix, self.cluster = key, node, prefix, cluster
         self.members = []
+        self.repeat, self.prefix_last = 1, prefix    # a fold of `repeat` identical modules
 
 
 class _Layout:
@@ -152,6 +156,42 @@ class _Layout:
                 item = _Item(n.id, node=n, cluster=(n.module or None) if clustered else None)
                 self.items.append(item)
                 self.item_of[n.id] = item
+        if depth is not None and options.fold:
+            self._fold(list(boxes.values()), options.module_types)
+
+    def _fold(self, boxes, types):
+        """Fold runs of identical sibling modules with consecutive indices (``layers.0``,
+        ``layers.1``, ...: same class, same operations, same parameter shapes) into one box
+        marked ×N. Edges between them disappear; edges into any of them merge."""
+        runs = []
+        for box in boxes:
+            parent, _, index = box.prefix.rpartition(".")
+            if not index.isdigit():
+                continue
+            signature = (parent, types.get(box.prefix), _signature(box.members))
+            last = runs[-1] if runs else None
+            if last and last[0] == signature and last[1] + 1 == int(index):
+                last[1] = int(index)
+                last[2].append(box)
+            else:
+                runs.append([signature, int(index), [box]])
+        for _, _, run in runs:
+            if len(run) < 2:
+                continue
+            first = run[0]
+            first.repeat = len(run)
+            first.prefix_last = run[-1].prefix
+            for box in run[1:]:
+                first.members.extend(box.members)
+                for n in box.members:
+                    self.item_of[n.id] = first
+                self.items.remove(box)
+
+
+def _signature(members):
+    """What makes two collapsed modules identical: their operations and parameter shapes."""
+    return (tuple(sorted(n.name for n in members if n.kind == "op")),
+            tuple(sorted(n.shape for n in members if n.kind == "param" and n.shape)))
 
 
 def _merged_edges(graph, layout, view):
@@ -234,19 +274,23 @@ def _node_attrs(item, graph, options, view, layout):
 
 
 def _box_attrs(item, options):
-    ops = sum(1 for n in item.members if n.kind == "op")
+    k = item.repeat
+    ops = sum(1 for n in item.members if n.kind == "op") // k
     params = [n for n in item.members if n.kind == "param"]
     kind = options.module_types.get(item.prefix)
-    rows = [f"<B>{L.escape(item.prefix)}</B>"]
+    name = item.prefix if k == 1 else f"{item.prefix} … {item.prefix_last}"
+    rows = [f"<B>{L.escape(name)}</B>" + (f"  <B>×{k}</B>" if k > 1 else "")]
     if kind:
         rows.append(L.escape(kind))
     summary = f"{ops} op{'s' if ops != 1 else ''}"
     if params:
-        count = sum(int(n.value.size) for n in params if n.value is not None)
-        summary += f", {len(params)} params ({count:,} values)"
-    rows.append(_font(summary, "#555555", 9))
+        count = sum(int(n.value.size) for n in params if n.value is not None) // k
+        summary += f", {len(params) // k} params ({count:,} values)"
+    rows.append(_font(summary + (" each" if k > 1 else ""), "#555555", 9))
+    what = (f"module {name}" if k == 1 else f"{k} identical modules {name}") + \
+        " (collapsed by depth)"
     return {"label": "<" + "<BR/>".join(rows) + ">", "shape": "box3d", "style": "filled",
-            "fillcolor": FILL["box"], "tooltip": f"module {item.prefix} (collapsed by depth)"}
+            "fillcolor": FILL["box"], "tooltip": what}
 
 
 def _edge_attrs(graph, g, final, edge_list, scale, options, view):

@@ -204,8 +204,8 @@ def _trace(root, grads, names, gradient):
 
 def _complete(nodes, edges):
     """Fill in what the edges tell about their producers: the shape of a tensor whose value is
-    unknown (from the gradient that flowed back along it), and the module of a leaf that is not
-    named by a module path, when all its consumers ran in the same module."""
+    unknown (from the gradient that flowed back along it), and the module of a leaf tensor that
+    is not named by a module path, when all its consumers ran in the same module."""
     consumer_modules = {}
     by_id = {n.id: n for n in nodes}
     for e in edges:
@@ -218,7 +218,7 @@ def _complete(nodes, edges):
             n = by_id[e.src]
             e.shape, e.dtype = n.shape, n.dtype
     for n in nodes:
-        if n.kind in ("param", "input") and n.module is None:
+        if n.kind in ("param", "input", "const") and n.module is None and n.obj is not None:
             mods = consumer_modules.get(n.id, ())
             if len(mods) == 1:
                 n.module = next(iter(mods))
@@ -298,11 +298,12 @@ def _leaf_node(add, t, names):
 
 def _const_node(add, x, module, ids):
     """The node for a constant input: one per tensor (shared between its uses), or a fresh
-    one when the consumer did not keep its inputs (the value is then unknown)."""
+    one in the consumer's ``module`` for a number or array, or when the consumer did not keep
+    its inputs (the value is then unknown)."""
     if isinstance(x, Tensor) and x in ids:
         return ids[x]
-    if isinstance(x, Tensor):
-        node = add("const", x.name or "const", None if x.name else module, x, x.data)
+    if isinstance(x, Tensor):       # its module, if any, comes from its uses (_complete)
+        node = add("const", x.name or "const", None, x, x.data)
         ids[x] = node
         return node
     value = None if x is None else np.asarray(x)

@@ -3,7 +3,7 @@ import re
 
 import autograd as ag
 
-_NODE = re.compile(r"^\s*(\w+) \[label=<(.*?)>(?: |\])", re.M)
+_NODE = re.compile(r"^\s*(\w+) \[label=<(.*?)>(?= [\w-]+=|\]$)", re.M)
 _EDGE = re.compile(r"^\s*(\w+) -> (\w+) \[(.*)\]$", re.M)
 _BOLD = re.compile(r"<B>(.*?)</B>")
 _GRAD = re.compile(r"(?:Σ?δ)(?: seed)? ([^<]*)<")

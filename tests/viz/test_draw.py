@@ -113,8 +113,8 @@ def test_depth_collapses_modules_into_far_fewer_boxes():
     x = ag.randn(2, 3, 8)
     loss = model(x).pow(2).mean()
     full = viz.draw(loss, grads=True, params=model, max_nodes=1000)
-    one = viz.draw(loss, grads=True, params=model, depth=1)
-    two = viz.draw(loss, grads=True, params=model, depth=2)
+    one = viz.draw(loss, grads=True, params=model, depth=1, fold=False)
+    two = viz.draw(loss, grads=True, params=model, depth=2, fold=False)
     n_full, n_one, n_two = (len(svg_nodes(d.pipe(format="svg").decode()))
                             for d in (full, one, two))
     assert n_one * 10 < n_full and n_one < n_two < n_full
@@ -122,7 +122,19 @@ def test_depth_collapses_modules_into_far_fewer_boxes():
     boxes = [line for line in source.splitlines() if "box3d" in line]
     assert len(boxes) == 2 and "Block" in boxes[0] and "params" in boxes[0]
     # the block's input is used by several operations inside: one merged edge, summed δ
-    assert "×" in source
+    assert "×2 uses" in source
+
+
+def test_identical_blocks_fold_into_one_box():
+    model = block_stack(layers=3)
+    with viz.record():                 # keeps the input x of the residual Add too
+        loss = model(ag.randn(2, 3, 8)).pow(2).mean()
+    source = viz.draw(loss, grads=True, params=model, depth=1).source
+    boxes = [line for line in source.splitlines() if "box3d" in line]
+    assert len(boxes) == 1
+    assert "0 … 2</B>  <B>×3</B>" in boxes[0] and "14 params (528 values) each" in boxes[0]
+    assert sorted(node_names(source).values()) == ["0 … 2", "2", "Mean", "Pow", "const",
+                                                   "output"]      # const: the input x
 
 
 def test_too_many_nodes_suggests_depth():
