@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import autograd as ag
+import nn
 import viz
 from tests.viz.dot_source import edges, gradients, leaf, node_labels, node_names
 from tests.viz.modules import block_stack
@@ -79,7 +80,6 @@ def test_gradient_colours_follow_magnitude_and_zero_is_grey():
 
 def test_kinds_are_styled_apart():
     ag.manual_seed(0)
-    import nn
     lin = nn.Linear(2, 1)
     x = ag.randn(3, 2)
     source = viz.draw(lin(x).sum(), params=lin).source
@@ -194,3 +194,23 @@ def test_inline_svg_scales_to_the_cell():
     svg = d._repr_image_svg_xml()
     assert svg.startswith("<svg") and "max-width:100%" in svg
     assert "image/svg+xml" in d._repr_mimebundle_()
+
+
+def test_importing_viz_needs_only_numpy():
+    import subprocess
+    import sys
+    code = ("import sys, viz; heavy = [m for m in ('graphviz', 'matplotlib', 'nn') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                             os.path.abspath(__file__)))))
+    assert out.stdout.strip() == "[]"
+
+
+def test_missing_graphviz_package_names_the_install(monkeypatch):
+    import sys
+    import viz.render
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    monkeypatch.setattr(viz.render, "_DIGRAPH", None)
+    with pytest.raises(ImportError, match="pip install graphviz"):
+        viz.draw(ag.sigmoid(leaf(0.0, "u")))

@@ -73,3 +73,10 @@ def test_plot_errors():
         viz.plots.grad_norms({"0": []})
     with pytest.raises(ValueError, match="square"):
         viz.plots.images(np.zeros((2, 10)))
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(ImportError, match=r"dagrad\[notebooks\]"):
+        viz.plots.latent(np.zeros((3, 2)))
