@@ -252,6 +252,7 @@ class ConvAutoencoder(AutoencoderBase):
         self.levels = len(channels)
 
     def encode(self, x):
+        x = as_tensor(x)
         factor = 2 ** self.levels
         if x.ndim != 4 or x.shape[-1] % factor or x.shape[-2] % factor:
             raise ValueError(f"ConvAutoencoder: input must be (N, C, H, W) with H and W "
