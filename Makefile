@@ -9,7 +9,9 @@
 #
 # Installation is recorded by stamp files inside .venv that depend on pyproject.toml,
 # so repeating a target with nothing changed does no pip work.
-# OMP_NUM_THREADS / OPENBLAS_NUM_THREADS are deliberately left alone (library defaults).
+# `make test` runs two pytest workers with one BLAS/OpenMP thread each: on two cores, threaded
+# BLAS in both workers oversubscribes the CPU and small training loops slow down 10-80x.
+# Benchmarks set their own thread counts (2 per framework, see benchmarks/common.py).
 
 SHELL := /bin/bash
 
@@ -18,6 +20,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH_REQ := torch==2.13.0
+
+TEST_THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # Extra arguments for pytest, e.g. `make test PYTEST_ARGS="-k linear -x"`.
 PYTEST_ARGS ?=
@@ -75,8 +79,8 @@ demo: ensure-dot $(VENV)/.installed-demo
 
 # pytest exits with 5 when it collects no tests; that is a failure here.
 test: ensure-dot $(VENV)/.installed-test
-	@echo "$(PY) -m pytest -n 2 tests $(PYTEST_ARGS)"; \
-	status=0; $(PY) -m pytest -n 2 tests $(PYTEST_ARGS) || status=$$?; \
+	@echo "$(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS)"; \
+	status=0; $(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then \
 	  echo "error: pytest collected no tests (exit code 5)" >&2; \
 	fi; \
