@@ -37,5 +37,7 @@ from .attention import MultiheadAttention, attention_weights, keep_attention_wei
 from .positional import LearnedPositionalEmbedding, PositionalEncoding, TokenEmbedding  # noqa
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa
                           TransformerEncoder, TransformerEncoderLayer)
+from . import objectives  # noqa: E402
+from .tokenizer import CharTokenizer  # noqa: E402
 
 from . import models  # noqa: E402  (last: models are built from the layers above)

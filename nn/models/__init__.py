@@ -4,3 +4,5 @@ from .cnn import VGG, LeNet, vgg_block
 from .autoencoders import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder,
                            LinearAutoencoder, SparseAutoencoder)
 from .vae import VAE
+from .transformer_seq2seq import Seq2SeqTransformer
+from .gpt import GPT
