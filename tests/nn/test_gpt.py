@@ -1,0 +1,139 @@
+"""The decoder-only GPT: it learns a text far below the unigram entropy and generates from
+it; causality, weight tying, sampling options; the character tokenizer."""
+import numpy as np
+import pytest
+
+import autograd as ag
+import nn
+import optim
+from nn.models import GPT
+from nn.objectives import next_token_loss, next_token_pairs, unigram_entropy
+
+TEXT = ("It was the best of times, it was the worst of times, it was the age of wisdom, it was "
+        "the age of foolishness, it was the epoch of belief, it was the epoch of incredulity, "
+        "it was the season of Light, it was the season of Darkness, it was the spring of hope, "
+        "it was the winter of despair, we had everything before us, we had nothing before us, "
+        "we were all going direct to Heaven, we were all going direct the other way.")
+
+
+def _windows(data, starts, length):
+    return np.stack([data[s:s + length + 1] for s in starts])
+
+
+def test_gpt_learns_the_text_far_below_the_unigram_entropy_and_generates_it():
+    ag.manual_seed(0)
+    tok = nn.CharTokenizer(TEXT)
+    data = tok.encode(TEXT)
+    block = 32
+    model = GPT(tok.vocab_size, block, n_layer=2, n_head=4, n_embd=64)
+    optimizer = optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(250):
+        x, y = next_token_pairs(_windows(data, rng.integers(0, len(data) - block - 1, 32),
+                                         block))
+        loss = next_token_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    entropy = unigram_entropy(data)                    # ≈ 2.8 nats per character
+    with ag.no_grad():
+        model.eval()
+        x, y = next_token_pairs(_windows(data, np.arange(0, len(data) - block - 1, 7), block))
+        eval_loss = next_token_loss(model(x), y).item()
+    assert eval_loss < 0.25 * entropy, (eval_loss, entropy)
+    ag.manual_seed(1)
+    prompt = "it was the "
+    text = tok.decode(model.generate(tok.encode(prompt), 60, temperature=0.5, top_k=5))
+    assert text.startswith(prompt) and len(text) == len(prompt) + 60
+    words = text.replace(",", " ").split()
+    known = set(TEXT.replace(",", " ").replace(".", " ").split())
+    assert sum(w.strip(".") in known for w in words) >= 0.8 * len(words), text
+
+
+def test_gpt_is_causal_a_later_token_never_changes_earlier_logits():
+    ag.manual_seed(0)
+    model = GPT(11, 8, n_layer=2, n_head=2, n_embd=16).eval()
+    a = np.array([[1, 2, 3, 4, 5, 6]])
+    b = a.copy()
+    b[0, 4:] = [9, 10]
+    np.testing.assert_allclose(model(a).data[0, :4], model(b).data[0, :4], rtol=1e-5,
+                               atol=1e-6)
+    assert not np.allclose(model(a).data[0, 4:], model(b).data[0, 4:])
+
+
+def test_weight_tying_shares_one_parameter():
+    tied = GPT(13, 8, n_layer=1, n_head=2, n_embd=8)
+    assert tied.lm_head.weight is tied.wte.weight
+    params = list(tied.parameters())
+    assert sum(p is tied.wte.weight for p in params) == 1      # counted once by the optimizer
+    x = np.array([[1, 2, 3]])
+    next_token_loss(tied(x[:, :2]), x[:, 1:]).backward()
+    assert tied.wte.weight.grad is not None
+    untied = GPT(13, 8, n_layer=1, n_head=2, n_embd=8, tie_weights=False)
+    assert untied.lm_head.weight is not untied.wte.weight
+    assert len(list(untied.parameters())) == len(params) + 1
+
+
+def test_gpt_initialisation_follows_gpt2():
+    ag.manual_seed(0)
+    model = GPT(50, 16, n_layer=8, n_head=4, n_embd=64)
+    assert abs(model.wte.weight.data.std() - 0.02) < 0.002
+    residual = model.blocks.layers[0].linear2.weight.data.std()
+    assert abs(residual - 0.02 / 4) < 0.001                          # 0.02 / √(2·8)
+    assert np.all(model.blocks.layers[0].self_attn.in_proj_bias.data == 0)
+    assert np.all(model.blocks.layers[0].norm1.weight.data == 1)
+
+
+def test_generate_options():
+    ag.manual_seed(0)
+    model = GPT(7, 4, n_layer=1, n_head=1, n_embd=8)
+    idx = np.array([[1, 2], [3, 4]])
+    out = model.generate(idx, 6).data                # longer than block_size: context cropped
+    assert out.shape == (2, 8) and out.dtype == np.int64
+    np.testing.assert_array_equal(out[:, :2], idx)
+    greedy = model.generate(idx, 3, temperature=0).data
+    logits = model(idx).data[:, -1]
+    np.testing.assert_array_equal(greedy[:, 2], logits.argmax(-1))
+    ag.manual_seed(3)
+    top1 = model.generate(idx, 3, top_k=1).data        # top_k=1 is greedy too
+    np.testing.assert_array_equal(top1, greedy)
+    assert model.training
+    with pytest.raises(ValueError, match="block_size=4"):
+        model(np.zeros((1, 5), dtype=np.int64))
+
+
+def test_generate_samples_from_the_softmax():
+    from nn.models.gpt import _sample
+    rng = np.random.default_rng(0)
+    logits = np.log(np.array([[0.7, 0.2, 0.1]] * 20000))
+    counts = np.bincount(_sample(logits, 1.0, None, rng)[:, 0], minlength=3) / 20000
+    np.testing.assert_allclose(counts, [0.7, 0.2, 0.1], atol=0.015)
+    cooled = np.bincount(_sample(logits, 0.5, 2, rng)[:, 0], minlength=3) / 20000
+    np.testing.assert_allclose(cooled, [49 / 53, 4 / 53, 0], atol=0.015)   # p² renormalised
+
+
+def test_attention_maps_of_every_block_can_be_kept():
+    model = GPT(9, 6, n_layer=2, n_head=3, n_embd=12)
+    with nn.keep_attention_weights(model) as maps:
+        model(np.array([[1, 2, 3, 4]]))
+    assert sorted(maps) == ["blocks.layers.0.self_attn", "blocks.layers.1.self_attn"]
+    w = maps["blocks.layers.1.self_attn"]
+    assert w.shape == (1, 3, 4, 4) and np.all(np.triu(w[0, 2], 1) == 0)
+
+
+# ----------------------------------------------------------------------------- tokenizer
+def test_char_tokenizer_round_trip_and_specials():
+    tok = nn.CharTokenizer("hello world", specials=["<pad>", "<bos>"])
+    assert tok.itos[:2] == ["<pad>", "<bos>"] and tok.token_id("<bos>") == 1
+    assert tok.vocab_size == 2 + len(set("hello world"))
+    ids = tok.encode("hold")
+    assert ids.dtype == np.int64 and tok.decode(ids) == "hold"
+    assert tok.decode(ag.tensor(np.concatenate([[1], ids]))) == "<bos>hold"
+    assert tok.decode(np.concatenate([[1], ids, [0]]), skip_specials=True) == "hold"
+    with pytest.raises(KeyError, match="'z' is not in the vocabulary"):
+        tok.encode("z")
+    with pytest.raises(IndexError):
+        tok.decode([99])
+    unk = nn.CharTokenizer("abc", unk="<unk>")
+    assert unk.decode(unk.encode("abz")) == "ab<unk>"
+    assert nn.CharTokenizer("cab").itos == ["a", "b", "c"]      # sorted: reproducible ids
