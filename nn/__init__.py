@@ -39,5 +39,8 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoder, TransformerEncoderLayer)
 from . import objectives  # noqa: E402
 from .tokenizer import CharTokenizer  # noqa: E402
+from . import retrieval, tsne  # noqa: E402
+from .hierarchical_softmax import HierarchicalSoftmax  # noqa: E402
+from .tsne import TSNE  # noqa: E402
 
 from . import models  # noqa: E402  (last: models are built from the layers above)

@@ -18,3 +18,4 @@ from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpo
 from .distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
                             gaussian_log_likelihood)
 from .attention import scaled_dot_product_attention
+from .sampled_softmax import log_uniform_probs, sampled_softmax_loss, unigram_probs
