@@ -20,12 +20,13 @@ def safe_softmax_(s):
     """
     m = s.max(axis=-1, keepdims=True)
     blocked = m == -np.inf
-    if blocked.any():
+    any_blocked = blocked.any()
+    if any_blocked:
         m[blocked] = 0
     s -= m
     np.exp(s, out=s)
     total = s.sum(axis=-1, keepdims=True)
-    if blocked.any():
+    if any_blocked:
         total[blocked] = 1
     s /= total
     return s
@@ -61,8 +62,11 @@ class AttentionProbs(Function):
         q, k, p = ctx.saved
         pq, pk = ctx.parents[0], ctx.parents[1]
         pm = ctx.parents[2] if len(ctx.parents) > 2 else None
-        gp = grad * p
-        dz = gp - p * gp.sum(axis=-1, keepdims=True)
+        dz = grad * p
+        if isinstance(dz, np.ndarray):       # fast path: reuse the buffer
+            dz -= p * dz.sum(axis=-1, keepdims=True)
+        else:
+            dz = dz - p * dz.sum(axis=-1, keepdims=True)
         gq = gk = gm = None
         if pq is not None:
             gq = unbroadcast((dz @ k) * ctx.scale, q.shape)
