@@ -59,7 +59,7 @@ class MaxPool2d(Function):
 
     def backward(ctx, grad):
         cols, out = (s.data if isinstance(s, Tensor) else s for s in ctx.saved)  # a constant
-        onehot = _first_true(cols == out[:, :, None]).astype(out.dtype)
+        onehot = _first_true(cols == out[:, :, None])    # bool: the product stays float
         win = ctx.win
         picked = grad.reshape(out.shape[:2] + (1,) + win.out) * onehot
         return ctx.xp.fold(picked.reshape(out.shape[:2] + win.kernel + win.out), win)
