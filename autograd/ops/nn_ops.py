@@ -13,11 +13,15 @@ import numpy as np
 from ..function import Function, unbroadcast
 
 
-def _moments(x, axes, eps):
+def _moments(x, axes, eps, stats=None):
     """x̂ = (x - mean) · r and r = 1/√(var + ε) over ``axes`` (biased variance), for ndarrays
-    and Tensors alike."""
-    centred = x - x.mean(axis=axes, keepdims=True)
-    rstd = ((centred * centred).mean(axis=axes, keepdims=True) + eps) ** -0.5
+    and Tensors alike; ``stats``, a dict, receives the mean and variance."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=axes, keepdims=True)
+    rstd = (var + eps) ** -0.5
+    if stats is not None:
+        stats["mean"], stats["var"] = mean, var
     return centred * rstd, rstd
 
 
@@ -31,8 +35,8 @@ class Normalize(Function):
         dL/dγ = Σ g ⊙ x̂,      dL/dβ = Σ g       (summed down to γ's and β's shapes)
     """
 
-    def forward(ctx, x, weight=None, bias=None, axes=(-1,), eps=1e-5):
-        xhat, rstd = _moments(x, axes, eps)
+    def forward(ctx, x, weight=None, bias=None, axes=(-1,), eps=1e-5, stats=None):
+        xhat, rstd = _moments(x, axes, eps, stats)
         ctx.axes, ctx.eps, ctx.bias_shape = axes, eps, np.shape(bias)
         ctx.save(x, weight, xhat, rstd)
         out = xhat if weight is None else xhat * weight
@@ -58,10 +62,12 @@ class Normalize(Function):
         return gx, gw, gb
 
 
-def normalize(x, axes, weight=None, bias=None, eps=1e-5):
+def normalize(x, axes, weight=None, bias=None, eps=1e-5, stats=None):
     """Normalise ``x`` to zero mean and unit variance over ``axes`` (a tuple of ints), then
-    scale by ``weight`` and shift by ``bias`` if given (both broadcast against x)."""
-    return Normalize.apply(x, weight, bias, axes=tuple(axes), eps=float(eps))
+    scale by ``weight`` and shift by ``bias`` if given (both broadcast against x). A dict
+    ``stats`` receives the batch "mean" and biased "var" (keepdims shapes), e.g. for batch
+    norm's running statistics."""
+    return Normalize.apply(x, weight, bias, axes=tuple(axes), eps=float(eps), stats=stats)
 
 
 class CrossEntropy(Function):

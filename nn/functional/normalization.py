@@ -33,14 +33,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {tuple(x.shape)}; use a larger "
                              f"batch or call model.eval()")
-        if running_mean is not None or running_var is not None:
-            data = x.data
-            with no_grad():
-                if running_mean is not None:
-                    _blend(running_mean, data.mean(axis=axes), momentum)
-                if running_var is not None:
-                    _blend(running_var, data.var(axis=axes) * (n / (n - 1)), momentum)
-        return normalize(x, axes, w, b, eps)
+        stats = {}
+        out = normalize(x, axes, w, b, eps, stats)
+        with no_grad():
+            if running_mean is not None:
+                _blend(running_mean, stats["mean"].reshape(c), momentum)
+            if running_var is not None:
+                _blend(running_var, stats["var"].reshape(c) * (n / (n - 1)), momentum)
+        return out
     if running_mean is None or running_var is None:
         raise ValueError("batch_norm: evaluation (training=False) needs running_mean and "
                          "running_var")
