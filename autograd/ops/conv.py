@@ -73,8 +73,8 @@ def window(op, size, kernel, stride, padding, dilation, ceil_mode=False):
                 f"dilation {tuple(dilation)}: the dilated kernel spans "
                 f"{tuple(dd * (kk - 1) + 1 for kk, dd in zip(kernel, dilation))} pixels, more "
                 f"than the padded input. Use a larger input, more padding or a smaller kernel.")
-        # ceil_mode may need a last window that sticks out past the high padding: extend it
         out.append(m)
+        # ceil_mode may need a last window that sticks out past the high padding: extend it
         pads.append((lo, max(hi, (m - 1) * s + d * (k - 1) + 1 - n - lo)))
     return Window(tuple(size), tuple(kernel), tuple(stride), tuple(pads), tuple(dilation),
                   tuple(out))
