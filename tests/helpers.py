@@ -100,6 +100,21 @@ def module_parity(ours, theirs, arrays, rtol=1e-7, atol=1e-9, seed=1):
     return out, tout
 
 
+def calling(base, lib, module, call):
+    """A ``base`` module (``nn.Module`` or ``torch.nn.Module``) with ``module`` as its child
+    "module" and forward ``call(lib, module, *inputs)``, ``lib`` being autograd or torch: lets
+    ``module_parity`` compare modules called with keyword arguments or returning several
+    outputs (``call`` combines them into one tensor)."""
+    class Calling(base):
+        def __init__(self):
+            super().__init__()
+            self.module = module
+
+        def forward(self, *inputs):
+            return call(lib, self.module, *inputs)
+    return Calling()
+
+
 @pytest.fixture(scope="module")
 def one_torch_thread():
     """Run PyTorch on one thread for a test module (use it with ``autouse`` or by name): its
