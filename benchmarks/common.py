@@ -41,6 +41,16 @@ def time_step(step, min_time=0.5, repeats=7, warmup=3):
     return statistics.median(samples)
 
 
+def training_step(model, loss_fn, optimizer, x, y):
+    """One training step, written once for dagrad and PyTorch (they share the API)."""
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+    return step
+
+
 def _status_kib(field):
     """A field of /proc/self/status in KiB (Linux), or None elsewhere."""
     try:
