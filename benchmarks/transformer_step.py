@@ -4,7 +4,7 @@ sequences of 64 positions, batch first, with a mean-squared-error loss against a
 float32, in dagrad (nn + optim) and PyTorch, starting from the same weights."""
 import numpy as np
 
-from benchmarks.common import main
+from benchmarks.common import main, training_step
 
 D_MODEL, HEADS, FF, LAYERS = 128, 4, 512, 2
 BATCH, SEQ = 16, 64
@@ -45,15 +45,8 @@ def setup_dagrad():
     layer = nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, dropout=0.0, batch_first=True)
     model = nn.TransformerEncoder(layer, LAYERS)
     model.load_state_dict(state)
-    optimizer = optim.Adam(model.parameters(), lr=LR)
-    x, y = ag.tensor(x), ag.tensor(y)
-
-    def step():
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-    return step
+    return training_step(model, nn.MSELoss(), optim.Adam(model.parameters(), lr=LR),
+                         ag.tensor(x), ag.tensor(y))
 
 
 def setup_torch():
@@ -62,15 +55,8 @@ def setup_torch():
     layer = torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, dropout=0.0, batch_first=True)
     model = torch.nn.TransformerEncoder(layer, LAYERS, enable_nested_tensor=False)
     model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
-    x, y = torch.from_numpy(x), torch.from_numpy(y)
-
-    def step():
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-    return step
+    return training_step(model, torch.nn.MSELoss(), torch.optim.Adam(model.parameters(), lr=LR),
+                         torch.from_numpy(x), torch.from_numpy(y))
 
 
 SETUPS = {"dagrad": setup_dagrad, "torch": setup_torch}

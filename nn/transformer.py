@@ -60,10 +60,26 @@ class _Sublayers:
     def _feed_forward(self, x, out_dropout):
         return out_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
-    def _build_ff(self, d_model, dim_feedforward, dropout, activation, bias, dtype):
+    def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+               batch_first, norm_first, bias, dtype, cross_attention):
+        """The children, in PyTorch's order: self_attn, [multihead_attn], linear1, dropout,
+        linear2, norm1, norm2, [norm3], dropout1, dropout2, [dropout3]."""
+        def attention():
+            return MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                      batch_first=batch_first, dtype=dtype)
+        self.self_attn = attention()
+        if cross_attention:
+            self.multihead_attn = attention()
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        count = 3 if cross_attention else 2
+        for i in range(1, count + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                dtype=dtype))
+        for i in range(1, count + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = _activation(activation)
 
 
@@ -83,14 +99,8 @@ class TransformerEncoderLayer(_Sublayers, Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self._build_ff(d_model, dim_feedforward, dropout, activation, bias, dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                    batch_first, norm_first, bias, dtype, cross_attention=False)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -120,18 +130,8 @@ class TransformerDecoderLayer(_Sublayers, Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self._build_ff(d_model, dim_feedforward, dropout, activation, bias, dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                    batch_first, norm_first, bias, dtype, cross_attention=True)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):

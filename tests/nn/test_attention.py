@@ -6,7 +6,8 @@ import pytest
 import autograd as ag
 import nn
 import nn.functional as F
-from tests.helpers import module_parity, random_inputs, torch_or_skip, torch_parity
+from tests.helpers import (calling, module_parity, random_inputs, torch_or_skip,
+                           torch_parity)
 
 
 def _x(*shape, seed=0):
@@ -130,17 +131,6 @@ class _Call:
         return lib.cat(parts)
 
 
-def _wrap(base, lib, mha, call):
-    class Wrapper(base):
-        def __init__(self):
-            super().__init__()
-            self.mha = mha
-
-        def forward(self, *xs):
-            return call(lib, self.mha, *xs)
-    return Wrapper()
-
-
 def _mha_parity(kwargs, arrays, call, perturb=True):
     torch = torch_or_skip()
     torch.manual_seed(0)
@@ -150,7 +140,7 @@ def _mha_parity(kwargs, arrays, call, perturb=True):
             for p in theirs.parameters():
                 p.add_(torch.empty_like(p).uniform_(-0.3, 0.3))
     ours = nn.MultiheadAttention(**kwargs)
-    module_parity(_wrap(nn.Module, ag, ours, call), _wrap(torch.nn.Module, torch, theirs, call),
+    module_parity(calling(nn.Module, ag, ours, call), calling(torch.nn.Module, torch, theirs, call),
                   arrays)
 
 

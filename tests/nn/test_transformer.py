@@ -8,7 +8,7 @@ import pytest
 
 import autograd as ag
 import nn
-from tests.helpers import module_parity, torch_or_skip
+from tests.helpers import calling, module_parity, torch_or_skip
 
 D, NHEAD, FF = 8, 2, 12
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
@@ -40,22 +40,11 @@ class _Call:
         return module(*xs, **kw)
 
 
-def _wrap(base, lib, module, call):
-    class Wrapper(base):
-        def __init__(self):
-            super().__init__()
-            self.module = module
-
-        def forward(self, *xs):
-            return call(lib, self.module, *xs)
-    return Wrapper()
-
-
 def _parity(ours, theirs, arrays, call=None):
     torch = torch_or_skip()
     call = call or _Call()
-    module_parity(_wrap(nn.Module, ag, ours.eval(), call),
-                  _wrap(torch.nn.Module, torch, _perturbed(theirs, torch), call), arrays,
+    module_parity(calling(nn.Module, ag, ours.eval(), call),
+                  calling(torch.nn.Module, torch, _perturbed(theirs, torch), call), arrays,
                   rtol=1e-7, atol=1e-9)
 
 
