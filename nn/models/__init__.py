@@ -6,3 +6,6 @@ from .autoencoders import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder,
 from .vae import VAE
 from .transformer_seq2seq import Seq2SeqTransformer
 from .gpt import GPT
+from .word2vec import Vocab, Word2Vec
+from .vit import ViT
+from .gan import GAN
