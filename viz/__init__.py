@@ -16,6 +16,7 @@ program for SVG), ``viz.plots`` needs matplotlib.
 from autograd.grad_mode import record_values as record
 
 from .draw import draw
+from .embeddings import embedding_plot
 from .gradflow import GradNorms
 from .player import Player, player
 from .render import save
@@ -23,7 +24,7 @@ from .steps import Frame, steps
 from .trace import Edge, Graph, Node, trace
 
 __all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "GradNorms", "Graph",
-           "Node", "Edge", "Frame", "Player"]
+           "Node", "Edge", "Frame", "Player", "embedding_plot"]
 
 
 def __getattr__(name):
