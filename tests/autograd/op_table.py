@@ -198,7 +198,46 @@ OPS += [
     OpCase("attention_probs_mask", lambda m, q, k, mask: _attention_probs(q, k, mask, 0.7),
            [((2, 3, 4), (2, 5, 4), (3, 5)), ((2, 3, 4), (5, 4), (2, 1, 5))],
            torch_fn=lambda t, q, k, mask: t.softmax(q @ k.mT * 0.7 + mask, dim=-1)),
+    # ---- recurrent cells: gate nonlinearities and state update of one step, fused
+    OpCase("lstm_cell_state", lambda m, a, c: _rnn_op("lstm_cell_state", a, c),
+           [((3, 8), (3, 2)), ((8,), (2,))], torch_fn=lambda t, a, c: _lstm_torch(t, a, c)[0]),
+    OpCase("lstm_cell_state_peephole", lambda m, a, c, p: _rnn_op("lstm_cell_state", a, c, p),
+           [((3, 8), (3, 2), (6,))],
+           torch_fn=lambda t, a, c, p: _lstm_torch(t, a, c, p)[0]),
+    OpCase("lstm_cell_output", lambda m, a, c: _rnn_op("lstm_cell_output", a, c),
+           [((3, 8), (3, 2))], torch_fn=lambda t, a, c: _lstm_torch(t, a, None, out_c=c)[1]),
+    OpCase("lstm_cell_output_peephole",
+           lambda m, a, c, p: _rnn_op("lstm_cell_output", a, c, p), [((3, 8), (3, 2), (6,))],
+           torch_fn=lambda t, a, c, p: _lstm_torch(t, a, None, p, out_c=c)[1]),
+    OpCase("gru_cell", lambda m, x, h, h0: _rnn_op("gru_cell", x, h, h0),
+           [((3, 6), (3, 6), (3, 2)), ((6,), (6,), (2,))],
+           torch_fn=lambda t, x, h, h0: _gru_torch(t, x, h, h0)),
 ]
+
+
+def _rnn_op(name, *args):
+    from autograd.ops import rnn_ops
+    return getattr(rnn_ops, name)(*args)
+
+
+def _lstm_torch(t, a, c_prev, p=None, out_c=None):
+    """The LSTM step composed in torch: (c from c_prev, h from out_c); gates i, f, g, o."""
+    ai, af, ag, ao = a.chunk(4, dim=-1)
+    pi, pf, po = (0, 0, 0) if p is None else p.chunk(3)
+    c = None
+    if c_prev is not None:
+        c = t.sigmoid(af + pf * c_prev) * c_prev + t.sigmoid(ai + pi * c_prev) * t.tanh(ag)
+    h = None if out_c is None else t.sigmoid(ao + po * out_c) * t.tanh(out_c)
+    return c, h
+
+
+def _gru_torch(t, x, h, h0):
+    """The GRU step composed in torch (PyTorch's form, gates r, z, n)."""
+    xr, xz, xn = x.chunk(3, dim=-1)
+    hr, hz, hn = h.chunk(3, dim=-1)
+    r, z = t.sigmoid(xr + hr), t.sigmoid(xz + hz)
+    n = t.tanh(xn + r * hn)
+    return (1 - z) * n + z * h0
 
 
 def _attention_probs(q, k, mask=None, scale=1.0):
