@@ -196,3 +196,24 @@ class MGU(RNNBase):
                  dropout=0.0, bidirectional=False, dtype=None):
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, dtype=dtype)
+
+
+def init_forget_bias_(module, value=1.0):
+    """Set the forget-gate bias of every LSTM layer and LSTMCell in ``module`` to ``value``
+    (bias_ih's forget block to ``value``, bias_hh's to 0, so their sum is ``value``); returns
+    ``module``.
+
+    With PyTorch's default initialisation the forget gate starts near σ(0) = ½, so the memory
+    halves at every step and after 40 steps keeps 2⁻⁴⁰ of what it held: the gradient that would
+    teach the network to remember vanishes too. A bias of 1 to 3 (Gers et al. 2000; Jozefowicz
+    et al. 2015) starts the memory near σ(b) per step instead (σ(3) ≈ 0.95).
+    """
+    for m in module.modules():
+        if getattr(m, "mode", None) != "LSTM" or not m.bias:
+            continue
+        size = m.hidden_size
+        for name, p in m.named_parameters(recurse=False):
+            if name.startswith("bias_"):
+                with ag.no_grad():
+                    p.data[size:2 * size] = value if name.startswith("bias_ih") else 0.0
+    return module

@@ -1,0 +1,306 @@
+"""Recurrent cells and layers: float64 gradcheck of every cell (peephole LSTM and MGU included),
+PyTorch parity of RNN/GRU/LSTM layers (outputs, final states, gradients of the input, the
+initial states and every parameter), parameter layout, shapes and errors."""
+import itertools
+
+import numpy as np
+import pytest
+
+import autograd as ag
+import nn
+from autograd.ops import rnn_ops
+from tests.helpers import module_parity, torch_or_skip
+
+T, N, IN, H = 4, 3, 5, 4
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _perturb(module, seed=3):
+    """Move parameters away from their small initial values so every term matters."""
+    rng = np.random.default_rng(seed)
+    for p in module.parameters():
+        p.data[...] = p.data + rng.uniform(-0.5, 0.5, p.shape)
+    return module
+
+
+# ------------------------------------------------------------------------------- gradcheck
+CELLS = {
+    "RNNCell-tanh": lambda: nn.RNNCell(3, 4),
+    "RNNCell-relu": lambda: nn.RNNCell(3, 4, nonlinearity="relu"),
+    "LSTMCell": lambda: nn.LSTMCell(3, 4),
+    "LSTMCell-peephole": lambda: nn.LSTMCell(3, 4, peephole=True),
+    "LSTMCell-nobias": lambda: nn.LSTMCell(3, 4, bias=False),
+    "GRUCell": lambda: nn.GRUCell(3, 4),
+    "MGUCell": lambda: nn.MGUCell(3, 4),
+}
+
+
+@pytest.mark.parametrize("name", CELLS)
+def test_cell_gradcheck(name):
+    cell = _perturb(CELLS[name]().double())
+    x = ag.tensor(_x(2, 3), requires_grad=True)
+    state = [ag.tensor(_x(2, 4, seed=k + 1), requires_grad=True)
+             for k in range(2 if "LSTM" in name else 1)]
+
+    def run(*_):
+        out = cell(x, tuple(state) if len(state) == 2 else state[0])
+        return list(out) if isinstance(out, tuple) else out
+    assert ag.gradcheck(run, [x, *state, *cell.parameters()])
+
+
+@pytest.mark.parametrize("cls,kw", [(nn.LSTM, {"peephole": True}), (nn.MGU, {}),
+                                    (nn.GRU, {}), (nn.RNN, {"nonlinearity": "relu"})],
+                         ids=["LSTM-peephole", "MGU", "GRU", "RNN-relu"])
+def test_layer_gradcheck_two_layers_bidirectional(cls, kw):
+    layer = _perturb(cls(3, 2, num_layers=2, bidirectional=True, **kw).double())
+    x = ag.tensor(_x(3, 2, 3), requires_grad=True)
+
+    def run(*_):
+        out, h = layer(x)
+        return [out, *h] if isinstance(h, tuple) else [out, h]
+    assert ag.gradcheck(run, [x, *layer.parameters()])
+
+
+FUSED = {
+    "lstm_cell_state": (rnn_ops.lstm_cell_state, [(2, 8), (2, 2)]),
+    "lstm_cell_state_peephole": (rnn_ops.lstm_cell_state, [(2, 8), (2, 2), (6,)]),
+    "lstm_cell_output_peephole": (rnn_ops.lstm_cell_output, [(2, 8), (2, 2), (6,)]),
+    "gru_cell": (rnn_ops.gru_cell, [(2, 6), (2, 6), (2, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_fused_cell_ops_are_twice_differentiable(name):
+    op, shapes = FUSED[name]
+    xs = [ag.tensor(_x(*s, seed=k), requires_grad=True) for k, s in enumerate(shapes)]
+    w = ag.tensor(_x(*op(*xs).shape, seed=9))
+
+    def first_derivatives(*inputs):
+        return list(ag.grad((op(*inputs) * w).sum(), inputs, create_graph=True))
+    assert ag.gradcheck(first_derivatives, xs)
+
+
+# ----------------------------------------------------------------------------- PyTorch parity
+def _flat(base, cat):
+    """A module (in torch or in nn) running ``rnn`` and returning output and final states
+    flattened into one vector, so the shared parity helper compares all of them."""
+    class Flat(base):
+        def __init__(self, rnn):
+            super().__init__()
+            self.rnn = rnn
+
+        def forward(self, x, *state):
+            state = (state if len(state) == 2 else state[0]) if state else None
+            out, h = self.rnn(x, state)
+            parts = [out, *h] if isinstance(h, tuple) else [out, h]
+            return cat([p.reshape(-1) for p in parts])
+    return Flat
+
+
+GRID = list(itertools.product(["RNN", "LSTM", "GRU"], [1, 2], [False, True], [False, True]))
+
+
+@pytest.mark.parametrize("mode,layers,bidirectional,batch_first", GRID,
+                         ids=[f"{m}-l{n}-{'bi' if b else 'uni'}-{'bf' if f else 'tf'}"
+                              for m, n, b, f in GRID])
+def test_layer_matches_pytorch(mode, layers, bidirectional, batch_first):
+    torch = torch_or_skip()
+    torch.manual_seed(0)
+    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first)
+    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
+    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    x = _x(N, T, IN) if batch_first else _x(T, N, IN)
+    arrays = [x]
+    if batch_first:     # half the grid starts from given states (their gradients compared too)
+        d = 2 if bidirectional else 1
+        arrays += [_x(d * layers, N, H, seed=s) for s in range(1, 3 if mode == "LSTM" else 2)]
+    module_parity(ours, theirs, arrays)
+
+
+@pytest.mark.parametrize("mode,kw", [("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+                                     ("LSTM", {"bias": False, "bidirectional": True}),
+                                     ("GRU", {"bias": False})],
+                         ids=["RNN-relu", "LSTM-nobias", "GRU-nobias"])
+def test_layer_options_match_pytorch(mode, kw):
+    torch = torch_or_skip()
+    torch.manual_seed(1)
+    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
+    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    module_parity(ours, theirs, [_x(T, N, IN)])
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+def test_unbatched_input_matches_pytorch(mode):
+    torch = torch_or_skip()
+    torch.manual_seed(2)
+    kw = dict(num_layers=2, bidirectional=True)
+    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
+    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    states = [_x(4, H, seed=s) for s in range(1, 3 if mode == "LSTM" else 2)]
+    module_parity(ours, theirs, [_x(T, IN), *states])
+
+
+@pytest.mark.parametrize("mode,kw", [("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                     ("LSTMCell", {}), ("GRUCell", {}),
+                                     ("GRUCell", {"bias": False})],
+                         ids=["RNNCell", "RNNCell-relu", "LSTMCell", "GRUCell",
+                              "GRUCell-nobias"])
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+def test_cell_matches_pytorch(mode, kw, batched):
+    torch = torch_or_skip()
+    torch.manual_seed(3)
+
+    def flat(base, cat):
+        class Flat(base):
+            def __init__(self, cell):
+                super().__init__()
+                self.cell = cell
+
+            def forward(self, x, *state):
+                out = self.cell(x, state if len(state) == 2 else state[0])
+                return cat([o.reshape(-1) for o in (out if isinstance(out, tuple) else [out])])
+        return Flat
+    theirs = flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
+    ours = flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    lead = (N,) if batched else ()
+    states = [_x(*lead, H, seed=s) for s in range(1, 3 if mode == "LSTMCell" else 2)]
+    module_parity(ours, theirs, [_x(*lead, IN), *states])
+
+
+def test_pytorch_state_dict_names_order_and_shapes():
+    torch = torch_or_skip()
+    for mode in ("RNN", "LSTM", "GRU"):
+        theirs = getattr(torch.nn, mode)(IN, H, num_layers=2, bidirectional=True)
+        ours = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True)
+        assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
+               [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+
+
+# ------------------------------------------------------------------------- behaviour, shapes
+def test_peephole_lstm_with_zero_peepholes_is_the_plain_lstm():
+    ag.manual_seed(0)
+    plain = nn.LSTM(3, 4, num_layers=2)
+    peep = nn.LSTM(3, 4, num_layers=2, peephole=True)
+    assert list(peep.state_dict())[4] == "weight_ch_l0"
+    assert peep.weight_ch_l1.shape == (12,)
+    state = plain.state_dict()
+    state.update({k: np.zeros(12, np.float32) for k in ("weight_ch_l0", "weight_ch_l1")})
+    peep.load_state_dict(state)
+    x = ag.tensor(_x(5, 2, 3).astype(np.float32))
+    np.testing.assert_allclose(peep(x)[0].data, plain(x)[0].data, rtol=1e-6)
+    peep.weight_ch_l0.data[:] = 0.5                  # the peepholes change the result
+    assert not np.allclose(peep(x)[0].data, plain(x)[0].data)
+
+
+def test_peephole_lstm_cell_follows_the_formula():
+    cell = _perturb(nn.LSTMCell(2, 3, peephole=True).double())
+    x, h, c = _x(4, 2), _x(4, 3, seed=1), _x(4, 3, seed=2)
+    p = {n: v.data for n, v in cell.named_parameters()}
+    a = x @ p["weight_ih"].T + p["bias_ih"] + h @ p["weight_hh"].T + p["bias_hh"]
+    ai, af, ag_, ao = np.split(a, 4, axis=1)
+    pi, pf, po = np.split(p["weight_ch"], 3)
+
+    def sigmoid(v):
+        return 1 / (1 + np.exp(-v))
+    c_new = sigmoid(af + pf * c) * c + sigmoid(ai + pi * c) * np.tanh(ag_)
+    h_new = sigmoid(ao + po * c_new) * np.tanh(c_new)
+    h_out, c_out = cell(ag.tensor(x), (ag.tensor(h), ag.tensor(c)))
+    np.testing.assert_allclose(c_out.data, c_new, rtol=1e-12)
+    np.testing.assert_allclose(h_out.data, h_new, rtol=1e-12)
+
+
+def test_mgu_cell_follows_the_formula():
+    cell = _perturb(nn.MGUCell(2, 3).double())
+    x, h = _x(4, 2), _x(4, 3, seed=1)
+    p = {n: v.data for n, v in cell.named_parameters()}
+    wif, win = np.split(p["weight_ih"], 2)
+    whf, whn = np.split(p["weight_hh"], 2)
+    bif, bin_ = np.split(p["bias_ih"], 2)
+    bhf, bhn = np.split(p["bias_hh"], 2)
+    f = 1 / (1 + np.exp(-(x @ wif.T + bif + h @ whf.T + bhf)))
+    n = np.tanh(x @ win.T + bin_ + (f * h) @ whn.T + bhn)
+    np.testing.assert_allclose(cell(ag.tensor(x), ag.tensor(h)).data, (1 - f) * h + f * n,
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [nn.RNN, nn.LSTM, nn.GRU, nn.MGU])
+def test_layer_shapes_float32_and_default_initialisation(cls):
+    ag.manual_seed(0)
+    layer = cls(IN, 8, num_layers=2, bidirectional=True, batch_first=True)
+    bound = 1 / np.sqrt(8)
+    values = np.concatenate([p.data.ravel() for p in layer.parameters()])
+    assert values.dtype == np.float32
+    assert bound * 0.95 < np.abs(values).max() <= bound      # U(-1/√H, 1/√H) everywhere
+    x = ag.tensor(_x(N, T, IN).astype(np.float32), requires_grad=True)
+    out, h = layer(x)
+    assert out.shape == (N, T, 16) and out.dtype == np.float32
+    for s in (h if isinstance(h, tuple) else (h,)):
+        assert s.shape == (4, N, 8) and s.dtype == np.float32
+    out.sum().backward()
+    assert x.grad.dtype == np.float32
+    assert all(p.grad is not None and p.grad.dtype == np.float32 for p in layer.parameters())
+
+
+def test_final_state_is_the_last_output_of_each_direction():
+    layer = nn.GRU(IN, H, bidirectional=True)
+    out, h_n = layer(ag.tensor(_x(T, N, IN).astype(np.float32)))
+    np.testing.assert_allclose(h_n.data[0], out.data[-1, :, :H])     # forward: t = L - 1
+    np.testing.assert_allclose(h_n.data[1], out.data[0, :, H:])      # reverse: t = 0
+
+
+def test_dropout_between_layers_only_in_training():
+    ag.manual_seed(0)
+    layer = nn.LSTM(IN, H, num_layers=2, dropout=0.5)
+    x = ag.tensor(_x(T, N, IN).astype(np.float32))
+    train_out = layer(x)[0].data
+    layer.eval()
+    eval_out = layer(x)[0].data
+    assert not np.allclose(train_out, eval_out)
+    no_dropout = nn.LSTM(IN, H, num_layers=2)
+    no_dropout.load_state_dict(layer.state_dict())
+    np.testing.assert_allclose(no_dropout(x)[0].data, eval_out, rtol=1e-6)
+    single = nn.GRU(IN, H, dropout=0.5)              # one layer: nothing to drop between
+    np.testing.assert_array_equal(single(x)[0].data, single.eval()(x)[0].data)
+
+
+def test_pytorch_weights_load_and_give_the_same_outputs_in_float32():
+    torch = torch_or_skip()
+    torch.manual_seed(4)
+    theirs = torch.nn.LSTM(IN, H, num_layers=2, bidirectional=True, batch_first=True)
+    ours = nn.LSTM(IN, H, num_layers=2, bidirectional=True, batch_first=True)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = _x(N, T, IN).astype(np.float32)
+    out, (h, c) = ours(ag.tensor(x))
+    tout, (th, tc) = theirs(torch.from_numpy(x))
+    for a, b in ((out, tout), (h, th), (c, tc)):
+        np.testing.assert_allclose(a.data, b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_repr_and_all_weights():
+    layer = nn.LSTM(3, 4, num_layers=2, batch_first=True, peephole=True)
+    assert repr(layer) == "LSTM(3, 4, num_layers=2, batch_first=True, peephole=True)"
+    assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4, nonlinearity='relu')"
+    assert repr(nn.GRUCell(3, 4, bias=False)) == "GRUCell(3, 4, bias=False)"
+    assert [[tuple(p.shape) for p in ws] for ws in layer.all_weights] == [
+        [(16, 3), (16, 4), (16,), (16,), (12,)], [(16, 4), (16, 4), (16,), (16,), (12,)]]
+
+
+def test_errors_name_the_layer_and_the_shapes():
+    layer = nn.GRU(IN, H, num_layers=2)
+    with pytest.raises(ValueError, match=r"GRU: expected input of shape \(L, N, 5\)"):
+        layer(ag.zeros(T, N, IN + 1))
+    with pytest.raises(ValueError, match=r"GRU: expected h_0 of shape \(2, 3, 4\)"):
+        layer(ag.zeros(T, N, IN), ag.zeros(1, N, H))
+    with pytest.raises(ValueError, match="c_0"):
+        nn.LSTM(IN, H)(ag.zeros(T, N, IN), (ag.zeros(1, N, H), ag.zeros(1, 2, H)))
+    with pytest.raises(ValueError, match="nonlinearity must be 'tanh' or 'relu'"):
+        nn.RNN(IN, H, nonlinearity="sigmoid")
+    with pytest.raises(ValueError, match="proj_size is not supported"):
+        nn.LSTM(IN, H, proj_size=2)
+    with pytest.raises(ValueError, match="num_layers must be a positive integer"):
+        nn.LSTM(IN, H, num_layers=0)
+    with pytest.raises(ValueError, match=r"LSTMCell: h of shape \(3, 5\)"):
+        nn.LSTMCell(IN, H)(ag.zeros(N, IN), (ag.zeros(N, 5), ag.zeros(N, H)))
