@@ -33,6 +33,8 @@ from .serialization import SerializationError, load, save
 from .conv import Conv1d, Conv2d, ConvTranspose2d, DepthwiseSeparableConv2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample  # noqa: E402
 from .rnn import GRU, LSTM, MGU, RNN, GRUCell, LSTMCell, MGUCell, RNNCell  # noqa: E402
+from .attention_rnn import AdditiveAttention, DotProductAttention  # noqa: E402
+from .gradient_flow import sequence_gradient_norms  # noqa: E402
 from .attention import MultiheadAttention, attention_weights, keep_attention_weights  # noqa
 from .positional import LearnedPositionalEmbedding, PositionalEncoding, TokenEmbedding  # noqa
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa

@@ -7,3 +7,6 @@ ship go in ``nn/datasets/data/``.
 from .digits import load_digits
 from .split import train_test_split
 from .synthetic import make_moons, make_spirals, synthetic_data
+from .sequences import (adding_problem, copy_task, first_token_task, reverse_task,
+                        sum_of_digits)
+from .text import load_text, text_windows

@@ -9,3 +9,5 @@ from .gpt import GPT
 from .word2vec import Vocab, Word2Vec
 from .vit import ViT
 from .gan import GAN
+from .char_lm import CharLM
+from .seq2seq_rnn import Seq2SeqRNN
