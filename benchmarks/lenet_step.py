@@ -84,6 +84,14 @@ def profile(steps=300, top=18):
     stats = pstats.Stats(profiler).sort_stats("tottime")
     print(f"dagrad LeNet-5 step, {steps} steps: "
           f"{1e3 * stats.total_tt / steps:.2f} ms per step under the profiler")
+    by_file = {}
+    for (filename, _, name), (_, _, tottime, _, _) in stats.stats.items():
+        where = filename.split("dagrad")[-1] if filename.startswith("/") else name
+        key = "/".join(where.replace("\\", "/").split("/")[-2:])
+        by_file[key] = by_file.get(key, 0.0) + tottime
+    print("time spent in each file (or NumPy built-in), ms per step:")
+    for key, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {1e3 * seconds / steps:7.3f}  {key}")
     stats.print_stats(top)
 
 
