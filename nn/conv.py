@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from autograd.ops.conv import pair
+from autograd.ops.conv import conv_padding, pair
 
 from . import functional as F
 from . import init
@@ -44,6 +44,7 @@ class _ConvNd(Module):
         self.stride = pair(stride, n, "stride", name)
         self.padding = padding if isinstance(padding, str) else pair(padding, n, "padding", name)
         self.dilation = pair(dilation, n, "dilation", name)
+        conv_padding(name, self.padding, self.kernel_size, self.stride, self.dilation)  # check
         self.output_padding = pair(output_padding, n, "output_padding", name)
         self.padding_mode = padding_mode
         dtype = np.dtype(np.float32 if dtype is None else dtype)

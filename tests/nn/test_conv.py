@@ -124,6 +124,10 @@ def test_layers_keep_float32():
 def test_layer_errors():
     with pytest.raises(ValueError, match="divisible by groups=3"):
         nn.Conv2d(4, 6, 3, groups=3)
+    with pytest.raises(ValueError, match="'same' needs stride 1"):
+        nn.Conv2d(4, 6, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="padding must be an int, a tuple, 'same' or 'valid'"):
+        nn.Conv1d(4, 6, 3, padding="full")
     with pytest.raises(ValueError, match="padding_mode='zeros'"):
         nn.Conv2d(4, 6, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="input of spatial size \\(2, 2\\).*kernel_size"):
