@@ -1,5 +1,6 @@
-"""The decoder-only GPT: it learns a text far below the unigram entropy and generates from
-it; causality, weight tying, sampling options; the character tokenizer."""
+"""The decoder-only GPT: it learns the bundled text well below the unigram entropy (held out)
+and generates from it; causality, weight tying, initialisation, sampling options, attention
+maps; the character tokenizer."""
 import numpy as np
 import pytest
 
@@ -9,45 +10,41 @@ import optim
 from nn.models import GPT
 from nn.objectives import next_token_loss, next_token_pairs, unigram_entropy
 
-TEXT = ("It was the best of times, it was the worst of times, it was the age of wisdom, it was "
-        "the age of foolishness, it was the epoch of belief, it was the epoch of incredulity, "
-        "it was the season of Light, it was the season of Darkness, it was the spring of hope, "
-        "it was the winter of despair, we had everything before us, we had nothing before us, "
-        "we were all going direct to Heaven, we were all going direct the other way.")
 
-
-def _windows(data, starts, length):
-    return np.stack([data[s:s + length + 1] for s in starts])
-
-
-def test_gpt_learns_the_text_far_below_the_unigram_entropy_and_generates_it():
+def test_gpt_learns_the_bundled_text_well_below_the_unigram_entropy_and_generates():
+    """Trained on the first 90% of the bundled text (Alice, chapters I-II), measured on the
+    last 10%: a model that ignores context can do no better than the unigram entropy."""
     ag.manual_seed(0)
-    tok = nn.CharTokenizer(TEXT)
-    data = tok.encode(TEXT)
+    text = nn.datasets.load_text("alice")
+    tok = nn.CharTokenizer(text)
+    data = tok.encode(text)
+    split = int(0.9 * len(data))
+    train, held_out = data[:split], data[split:]
     block = 32
-    model = GPT(tok.vocab_size, block, n_layer=2, n_head=4, n_embd=64)
-    optimizer = optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
+    model = GPT(tok.vocab_size, block, n_layer=2, n_head=4, n_embd=48)
+    optimizer = optim.AdamW(model.parameters(), lr=5e-3, weight_decay=0.0)
+    warmup = optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / 30))
     rng = np.random.default_rng(0)
-    for _ in range(250):
-        x, y = next_token_pairs(_windows(data, rng.integers(0, len(data) - block - 1, 32),
-                                         block))
+    for _ in range(300):
+        starts = rng.integers(0, len(train) - block - 1, 32)
+        x, y = next_token_pairs(np.stack([train[s:s + block + 1] for s in starts]))
         loss = next_token_loss(model(x), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    entropy = unigram_entropy(data)                    # ≈ 2.8 nats per character
+        warmup.step()
+    entropy = unigram_entropy(train)                   # ≈ 3.05 nats per character
     with ag.no_grad():
-        model.eval()
-        x, y = next_token_pairs(_windows(data, np.arange(0, len(data) - block - 1, 7), block))
-        eval_loss = next_token_loss(model(x), y).item()
-    assert eval_loss < 0.25 * entropy, (eval_loss, entropy)
+        x, y = next_token_pairs(nn.datasets.text_windows(held_out, block))
+        held_out_loss = next_token_loss(model.eval()(x), y).item()
+    assert held_out_loss < 0.8 * entropy, (held_out_loss, entropy)
     ag.manual_seed(1)
-    prompt = "it was the "
-    text = tok.decode(model.generate(tok.encode(prompt), 60, temperature=0.5, top_k=5))
-    assert text.startswith(prompt) and len(text) == len(prompt) + 60
-    words = text.replace(",", " ").split()
-    known = set(TEXT.replace(",", " ").replace(".", " ").split())
-    assert sum(w.strip(".") in known for w in words) >= 0.8 * len(words), text
+    prompt = "Alice "
+    sample = tok.decode(model.generate(tok.encode(prompt), 80, temperature=0.8, top_k=10))
+    assert sample.startswith(prompt) and len(sample) == len(prompt) + 80
+    words = [w.strip(".,;:!?'\"()") for w in sample.split()]
+    known = set(w.strip(".,;:!?'\"()") for w in text.split())
+    assert sum(w in known for w in words) >= 0.4 * len(words), sample
 
 
 def test_gpt_is_causal_a_later_token_never_changes_earlier_logits():
