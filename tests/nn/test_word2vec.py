@@ -178,6 +178,36 @@ def test_shuffled_text_has_no_gap():
     assert abs(m.group_similarity(KINDS.values())["gap"]) < 0.15
 
 
+# The kinds of word in the bundled text (Alice, chapters I-II: about 4,300 words), each word
+# occurring at least 3 times. In so little text, word2vec learns mostly syntax.
+ALICE_KINDS = {
+    "pronoun": "she i it you he they we".split(),
+    "determiner": "the a her this my your their its an his our".split(),
+    "preposition": "of in on at with into by through after under from upon".split(),
+    "modal": "could would must shall might should can will".split(),
+    "past tense": ("was had said thought went began cried found looked came got fell felt "
+                   "took ran tried").split()}
+
+
+@pytest.mark.parametrize("mode, epochs, shuffle", [("skipgram", 20, False), ("cbow", 40, False),
+                                                   ("skipgram", 20, True)])
+def test_words_of_a_kind_are_nearer_than_random_words_in_the_bundled_text(mode, epochs, shuffle):
+    tokens = tokenize(nn.datasets.load_text("alice"))
+    if shuffle:                                     # the control: no context left
+        np.random.default_rng(0).shuffle(tokens)
+    vocab = Vocab(tokens, min_count=3)
+    ag.manual_seed(0)
+    m = Word2Vec(vocab, 32, mode=mode)
+    _train(m, vocab.encode(tokens), epochs=epochs, lr=3e-3)
+    centred = m.group_similarity(ALICE_KINDS.values())
+    raw = m.group_similarity(ALICE_KINDS.values(), center=False)
+    if shuffle:
+        assert abs(centred["gap"]) < 0.1 and abs(raw["gap"]) < 0.1    # measured -0.01, -0.02
+    else:
+        assert centred["gap"] > 0.2          # measured 0.34 (skip-gram), 0.43-0.48 (CBOW)
+        assert raw["gap"] > 0.05             # measured 0.11-0.14: every cosine is inflated
+
+
 # ------------------------------------------------------------------------- helpers
 def _model_with_vectors(words, vectors):
     vocab = Vocab(words)                         # ids in the vocabulary's own order
