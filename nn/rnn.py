@@ -125,8 +125,9 @@ class RNNBase(Module):
         p = self._parameters
         b_ih, b_hh = p.get("bias_ih" + suffix), p.get("bias_hh" + suffix)
         xs = input_projection(x, p["weight_ih" + suffix], b_ih, b_hh, r)
-        weights = r.weights(p["weight_hh" + suffix], b_hh, p.get("weight_ch" + suffix))
         steps = x.shape[time_axis]
+        weights = r.weights(p["weight_hh" + suffix], b_hh, p.get("weight_ch" + suffix),
+                            steps > 1)
         lead = (slice(None),) * time_axis
         hs = [None] * steps
         for t in (range(steps - 1, -1, -1) if reverse else range(steps)):

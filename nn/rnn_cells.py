@@ -23,21 +23,18 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-_ACTIVATIONS = {"tanh": ag.tanh, "relu": ag.relu}
-
-
 def _rnn_step(xt, h, weights):
     """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x)."""
-    w_hh, phi = weights
-    return phi(xt + ag.linear(h, w_hh))
+    w_hh, w_t, phi = weights
+    return phi(rnn_ops.recurrent_gates(xt, h, w_hh, w_t))
 
 
 def _lstm_step(xt, state, weights):
     """a = a_x + h Wₕₕᵀ = [ãᵢ, ã_f, ã_g, ã_o];  c' = σ(ã_f) ⊙ c + σ(ãᵢ) ⊙ tanh(ã_g);
     h' = σ(ã_o) ⊙ tanh(c')  (with peepholes, + pᵢ ⊙ c, + p_f ⊙ c and + p_o ⊙ c' inside σ)."""
     h, c = state
-    w_hh, w_ch = weights
-    gates = xt + ag.linear(h, w_hh)
+    w_hh, w_t, w_ch = weights
+    gates = rnn_ops.recurrent_gates(xt, h, w_hh, w_t)
     c = rnn_ops.lstm_cell_state(gates, c, w_ch)
     return rnn_ops.lstm_cell_output(gates, c, w_ch), c
 
@@ -46,8 +43,8 @@ def _gru_step(xt, h, weights):
     """r = σ(x_r + h_r), z = σ(x_z + h_z), n = tanh(x_n + r ⊙ h_n), h' = (1 - z) ⊙ n + z ⊙ h,
     with [h_r, h_z, h_n] = h Wₕₕᵀ + bₕₕ (the reset gate multiplies h_n including its bias, as
     PyTorch and cuDNN do)."""
-    w_hh, b_hh = weights
-    return rnn_ops.gru_cell(xt, ag.linear(h, w_hh, b_hh), h)
+    w_hh, w_t, b_hh = weights
+    return rnn_ops.gru_cell(xt, rnn_ops.recurrent_gates(b_hh, h, w_hh, w_t), h)
 
 
 def _mgu_step(xt, h, weights):
@@ -55,28 +52,39 @@ def _mgu_step(xt, h, weights):
 
     The candidate reads the forget-gated state, so its product waits for f: two products of
     H columns per step instead of one of 2H (the same arithmetic)."""
-    w_hf, w_hn = weights
+    w_hf, wt_f, w_hn, wt_n = weights
     size = w_hf.shape[0]
-    f = (xt[..., :size] + ag.linear(h, w_hf)).sigmoid()
-    n = (xt[..., size:] + ag.linear(f * h, w_hn)).tanh()
+    f = rnn_ops.recurrent_gates(xt[..., :size], h, w_hf, wt_f).sigmoid()
+    n = rnn_ops.recurrent_gates(xt[..., size:], f * h, w_hn, wt_n).tanh()
     return h + f * (n - h)
 
 
-def _mgu_weights(w_hh, b_hh, w_ch):
+def _transposed(w, whole_sequence):
+    """Wᵀ as a C-contiguous array for the per-step products of a whole sequence (made once:
+    faster in BLAS than W's transposed view); None for a single step."""
+    return np.ascontiguousarray(w.data.T) if whole_sequence else None
+
+
+def _mgu_weights(w_hh, b_hh, w_ch, seq):
     size = w_hh.shape[0] // 2
-    return w_hh[:size], w_hh[size:]
+    w_hf, w_hn = w_hh[:size], w_hh[size:]
+    return w_hf, _transposed(w_hf, seq), w_hn, _transposed(w_hn, seq)
 
 
 # gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
-# gate); lstm: the state is (h, c); weights(w_hh, b_hh, w_ch): what ``step`` needs, prepared
-# once per sequence.
+# gate); lstm: the state is (h, c); weights(w_hh, b_hh, w_ch, whole_sequence): what ``step``
+# needs, prepared once per sequence.
 Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights")
 
 RECURRENCES = {
-    "RNN_TANH": Recurrence(1, True, False, _rnn_step, lambda w, b, p: (w, ag.tanh)),
-    "RNN_RELU": Recurrence(1, True, False, _rnn_step, lambda w, b, p: (w, ag.relu)),
-    "LSTM": Recurrence(4, True, True, _lstm_step, lambda w, b, p: (w, p)),
-    "GRU": Recurrence(3, False, False, _gru_step, lambda w, b, p: (w, b)),
+    "RNN_TANH": Recurrence(1, True, False, _rnn_step,
+                           lambda w, b, p, seq: (w, _transposed(w, seq), ag.tanh)),
+    "RNN_RELU": Recurrence(1, True, False, _rnn_step,
+                           lambda w, b, p, seq: (w, _transposed(w, seq), ag.relu)),
+    "LSTM": Recurrence(4, True, True, _lstm_step,
+                       lambda w, b, p, seq: (w, _transposed(w, seq), p)),
+    "GRU": Recurrence(3, False, False, _gru_step,
+                      lambda w, b, p, seq: (w, _transposed(w, seq), b)),
     "MGU": Recurrence(2, True, False, _mgu_step, _mgu_weights),
 }
 
@@ -93,7 +101,7 @@ def input_projection(x, w_ih, b_ih, b_hh, recurrence):
 def recurrence_for(mode, nonlinearity="tanh"):
     """The Recurrence of a layer family ("RNN", "LSTM", "GRU", "MGU")."""
     if mode == "RNN":
-        if nonlinearity not in _ACTIVATIONS:
+        if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got "
                              f"{nonlinearity!r}")
         mode = "RNN_" + nonlinearity.upper()
@@ -166,8 +174,8 @@ class RNNCellBase(Module):
         b_ih = self.bias_ih if self.bias else None
         b_hh = self.bias_hh if self.bias else None
         xt = input_projection(x, self.weight_ih, b_ih, b_hh, r)
-        weights = r.weights(self.weight_hh, b_hh,
-                            self.weight_ch if self.peephole else None)
+        weights = r.weights(self.weight_hh, b_hh, self.weight_ch if self.peephole else None,
+                            False)
         return r.step(xt, state, weights)
 
     def extra_repr(self):

@@ -1,17 +1,20 @@
-"""Fused recurrent cells: the gate nonlinearities and the state update of one time step, each
-with one backward, instead of a dozen small recorded operations per step.
+"""Fused recurrent steps: the recurrent product of one time step, and the gate nonlinearities
+with the state update, each with one backward, instead of a dozen small recorded operations per
+step.
 
-The matrix products stay outside (``x Wᵢₕᵀ`` for the whole sequence at once, ``h Wₕₕᵀ`` per
-step, both ordinary ``linear`` nodes), so backpropagation through time is still the engine
-walking the unrolled graph; these ops only replace the elementwise part of a step. Gate order
-is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). σ(x) is computed as ½(1 + tanh(x/2)), which is
-exact, never overflows and keeps float32.
+The input projection ``x Wᵢₕᵀ`` of the whole sequence stays one ordinary ``linear`` node and
+every step is its own few nodes, so backpropagation through time is still the engine walking
+the unrolled graph. Gate order is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). σ(x) is computed
+as ½(1 + tanh(x/2)), which is exact, never overflows and keeps float32.
 
 Both backward formulas run on ndarrays (the fast path, reusing the activations the forward
 kept) and on Tensors (``create_graph=True``, recomputing them from the inputs).
 """
+import numpy as np
+
 from ..function import Function, unbroadcast
 from ..xp import NUMPY
+from .linalg import _mT
 
 
 def _sigmoid(xp, x):
@@ -42,7 +45,14 @@ def _lstm_output(xp, gates, c, peephole):
 
 
 def _join(xp, parts, like):
-    """Concatenate ``parts`` along the last axis; None stands for a zero block."""
+    """Concatenate ``parts`` along the last axis; None stands for a zero block of ``like``'s
+    shape (on the fast path written straight into one new array)."""
+    if xp is NUMPY:
+        size = like.shape[-1]
+        out = np.empty(like.shape[:-1] + (size * len(parts),), dtype=like.dtype)
+        for k, part in enumerate(parts):
+            out[..., k * size:(k + 1) * size] = 0 if part is None else part
+        return out
     zero = like * 0
     return xp.concatenate([zero if p is None else p for p in parts], axis=like.ndim - 1)
 
@@ -119,6 +129,36 @@ class LSTMCellOutput(Function):
         return dgates, dc, dpeep
 
 
+class RecurrentGates(Function):
+    """a = a_x + h Wᵀ: the gate pre-activations of a step from its input part a_x (…, G·H) (or
+    a bias (G·H,), or None) and the previous state h (…, H); W (G·H, H) holds the recurrent
+    weights of all gates, so this is the one product of the step.
+
+    ``weight_t``: Wᵀ as a C-contiguous array, made once per sequence (BLAS multiplies by it
+    faster than by the transposed view of W); it must hold W's current values.
+
+        dL/da_x = ḡ (summed to a_x's shape),   dL/dh = ḡ W,   dL/dW = ḡᵀ h
+    """
+
+    def forward(ctx, x, h, weight, weight_t=None):
+        out = h @ (weight.T if weight_t is None else weight_t)
+        if x is not None:
+            out += x
+        ctx.x_shape = None if x is None else x.shape
+        ctx.save(h, weight)
+        return out
+
+    def backward(ctx, grad):
+        h, weight = ctx.saved
+        px, ph, pw = ctx.parents
+        dx = unbroadcast(grad, ctx.x_shape) if px is not None else None
+        dh = grad @ weight if ph is not None else None
+        dw = None
+        if pw is not None:
+            dw = _mT(ctx.xp, grad.reshape((-1, grad.shape[-1]))) @ h.reshape((-1, h.shape[-1]))
+        return dx, dh, dw
+
+
 def _gru_gates(xp, xg, hg):
     """r, z, n and hₙ of a GRU step from the input part xg and the hidden part hg (…, 3H)."""
     xr, xz, xn = _blocks(xg, 3)
@@ -174,3 +214,8 @@ def gru_cell(xg, hg, h_prev):
     """h = (1 - z) ⊙ n + z ⊙ h₀: see ``GRUCell``."""
     return GRUCell.apply(xg, hg, h_prev)
 
+
+
+def recurrent_gates(x, h, weight, weight_t=None):
+    """a = a_x + h Wᵀ (a_x may be None): see ``RecurrentGates``."""
+    return RecurrentGates.apply(x, h, weight, weight_t=weight_t)

@@ -69,6 +69,7 @@ FUSED = {
     "lstm_cell_state_peephole": (rnn_ops.lstm_cell_state, [(2, 8), (2, 2), (6,)]),
     "lstm_cell_output_peephole": (rnn_ops.lstm_cell_output, [(2, 8), (2, 2), (6,)]),
     "gru_cell": (rnn_ops.gru_cell, [(2, 6), (2, 6), (2, 2)]),
+    "recurrent_gates": (rnn_ops.recurrent_gates, [(2, 6), (2, 3), (6, 3)]),
 }
 
 
