@@ -9,7 +9,7 @@ import numpy as np
 import autograd as ag
 
 from . import init
-from .functional._util import as_array, as_tensor, check_reduction
+from .functional._util import as_array, as_tensor, check_reduction, reduce
 from .module import Module
 from .parameter import Parameter
 
@@ -44,8 +44,8 @@ def _paths_from_children(children, num_classes):
 
 def balanced_tree(num_classes):
     """The balanced binary tree over classes 0..C-1 (each internal node splits its range of
-    classes in halves; depth ⌈log₂ C⌉). Returns ``children``, a list of C-1 (left, right) pairs
-    as ``_paths_from_children`` reads them."""
+    classes in halves; depth ⌈log₂ C⌉). Returns ``children``, a list of C-1 (left, right)
+    pairs as ``_paths_from_children`` reads them."""
     offset = num_classes - 1
     children = [None] * offset
     next_id = [offset - 1]          # the root gets the last id, its descendants count down
@@ -186,8 +186,7 @@ class HierarchicalSoftmax(Module):
     def loss(self, input, target, reduction="mean"):
         """Negative log-likelihood -log p(target | input), reduced as in PyTorch's losses."""
         check_reduction(reduction, "HierarchicalSoftmax.loss")
-        nll = -self.forward(input, target).output
-        return nll.mean() if reduction == "mean" else nll.sum() if reduction == "sum" else nll
+        return reduce(-self.forward(input, target).output, reduction)
 
     def log_prob(self, input):
         """log p(c | h) for every class: (N, in_features) -> (N, C); rows logsumexp to 0."""

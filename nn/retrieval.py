@@ -139,11 +139,12 @@ class MIPSIndex:
         q = np.asarray(getattr(queries, "data", queries))
         if q.ndim == 1:
             q = q[None]
+        d = self.keys.shape[1] - self.has_bias
+        if q.ndim != 2 or q.shape[1] != d:
+            raise ValueError(f"MIPSIndex.search: queries must be (m, {d}), got "
+                             f"{np.shape(queries)}")
         if self.has_bias:
             q = np.concatenate([q, np.ones((len(q), 1), q.dtype)], axis=1)
-        if q.ndim != 2 or q.shape[1] != self.keys.shape[1]:
-            raise ValueError(f"MIPSIndex.search: queries must be (m, {self.keys.shape[1] - self.has_bias}), "
-                             f"got {np.shape(queries)}")
         _check_k(k, len(self.keys))
         m, n_clusters = len(q), len(self.centroids)
         bounds = q @ self.centroids.T + np.linalg.norm(q, axis=1, keepdims=True) * self.radii

@@ -10,14 +10,14 @@ from .functional._util import as_array
 
 
 def squared_distances(x):
-    """‖x_i - x_j‖² for all pairs: (N, D) -> (N, N), via ‖x_i‖² + ‖x_j‖² - 2 x_i·x_j.
+    """‖x_i - x_j‖² for all pairs, as ‖x_i‖² + ‖x_j‖² - 2 x_i·x_j: (N, D) -> (N, N).
     Works on arrays and Tensors (the same expression)."""
     sq = (x * x).sum(1)
     return sq.reshape((-1, 1)) + sq.reshape((1, -1)) - 2 * (x @ x.T)
 
 
 def conditional_probabilities(x, perplexity=30.0, tol=1e-5, max_steps=100):
-    """p_{j|i} = exp(-β_i d_ij) / Σ_{k≠i} exp(-β_i d_ik) with d_ij = ‖x_i - x_j‖², and β_i
+    """p_{j|i} = exp(-β_i d_ij) / Σ_{k≠i} exp(-β_i d_ik), d_ij = ‖x_i - x_j‖², with β_i
     (= 1/2σ_i²) set for every row by bisection so the row's perplexity 2^H(P_i) equals
     ``perplexity`` (its entropy H_i = log(perplexity) in nats): a row's distribution spreads
     over about ``perplexity`` neighbours whatever the local density. All rows bisect at once.

@@ -198,7 +198,8 @@ def test_brute_force_top_k_matches_sorting_every_score():
     full = q @ keys.T + bias
     np.testing.assert_array_equal(ids, np.argsort(-full, axis=1)[:, :7])
     np.testing.assert_allclose(scores, np.take_along_axis(full, ids, 1))
-    _, ids_ex = topk_inner_product(q[:2], keys, 3, bias=bias, exclude=[[ids[0, 0], -1], [ids[1, 1], -1]])
+    exclude = [[ids[0, 0], -1], [ids[1, 1], -1]]
+    _, ids_ex = topk_inner_product(q[:2], keys, 3, bias=bias, exclude=exclude)
     np.testing.assert_array_equal(ids_ex[0], ids[0, 1:4])
     np.testing.assert_array_equal(ids_ex[1], ids[1, [0, 2, 3]])
 
@@ -215,6 +216,8 @@ def test_index_search_is_exact_and_certified(bias):
     np.testing.assert_allclose(scores, ref_scores)
     assert recall_at_k(ids, ref_ids) == 1.0
     assert index.last_scored < 0.5            # branch and bound skipped most of the keys
+    with pytest.raises(ValueError, match=r"\(m, 4\)"):
+        index.search(np.zeros((2, 5)), 3)
 
 
 def test_index_with_a_probe_budget_is_approximate_and_its_certificates_hold():
