@@ -86,8 +86,12 @@ def test_fused_cell_ops_are_twice_differentiable(name):
 
 # ----------------------------------------------------------------------------- PyTorch parity
 def _flat(base, cat):
-    """A module (in torch or in nn) running ``rnn`` and returning output and final states
-    flattened into one vector, so the shared parity helper compares all of them."""
+    """A module (in torch or in nn) running a recurrent layer or cell and returning all its
+    outputs (output and final states, or the new state) flattened into one vector, so the
+    shared parity helper compares all of them."""
+    def leaves(out):
+        return [leaf for o in out for leaf in leaves(o)] if isinstance(out, tuple) else [out]
+
     class Flat(base):
         def __init__(self, rnn):
             super().__init__()
@@ -95,10 +99,14 @@ def _flat(base, cat):
 
         def forward(self, x, *state):
             state = (state if len(state) == 2 else state[0]) if state else None
-            out, h = self.rnn(x, state)
-            parts = [out, *h] if isinstance(h, tuple) else [out, h]
-            return cat([p.reshape(-1) for p in parts])
+            return cat([p.reshape(-1) for p in leaves(self.rnn(x, state))])
     return Flat
+
+
+def _pair(torch, name, **kw):
+    """The same recurrent module (``name``) in nn and in torch, each wrapped by ``_flat``."""
+    return (_flat(nn.Module, ag.cat)(getattr(nn, name)(IN, H, **kw)),
+            _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, name)(IN, H, **kw)))
 
 
 GRID = list(itertools.product(["RNN", "LSTM", "GRU"], [1, 2], [False, True], [False, True]))
@@ -111,8 +119,7 @@ def test_layer_matches_pytorch(mode, layers, bidirectional, batch_first):
     torch = torch_or_skip()
     torch.manual_seed(0)
     kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first)
-    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
-    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    ours, theirs = _pair(torch, mode, **kw)
     x = _x(N, T, IN) if batch_first else _x(T, N, IN)
     arrays = [x]
     if batch_first:     # half the grid starts from given states (their gradients compared too)
@@ -128,8 +135,7 @@ def test_layer_matches_pytorch(mode, layers, bidirectional, batch_first):
 def test_layer_options_match_pytorch(mode, kw):
     torch = torch_or_skip()
     torch.manual_seed(1)
-    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
-    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    ours, theirs = _pair(torch, mode, **kw)
     module_parity(ours, theirs, [_x(T, N, IN)])
 
 
@@ -138,8 +144,7 @@ def test_unbatched_input_matches_pytorch(mode):
     torch = torch_or_skip()
     torch.manual_seed(2)
     kw = dict(num_layers=2, bidirectional=True)
-    theirs = _flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
-    ours = _flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    ours, theirs = _pair(torch, mode, **kw)
     states = [_x(4, H, seed=s) for s in range(1, 3 if mode == "LSTM" else 2)]
     module_parity(ours, theirs, [_x(T, IN), *states])
 
@@ -153,19 +158,7 @@ def test_unbatched_input_matches_pytorch(mode):
 def test_cell_matches_pytorch(mode, kw, batched):
     torch = torch_or_skip()
     torch.manual_seed(3)
-
-    def flat(base, cat):
-        class Flat(base):
-            def __init__(self, cell):
-                super().__init__()
-                self.cell = cell
-
-            def forward(self, x, *state):
-                out = self.cell(x, state if len(state) == 2 else state[0])
-                return cat([o.reshape(-1) for o in (out if isinstance(out, tuple) else [out])])
-        return Flat
-    theirs = flat(torch.nn.Module, torch.cat)(getattr(torch.nn, mode)(IN, H, **kw))
-    ours = flat(nn.Module, ag.cat)(getattr(nn, mode)(IN, H, **kw))
+    ours, theirs = _pair(torch, mode, **kw)
     lead = (N,) if batched else ()
     states = [_x(*lead, H, seed=s) for s in range(1, 3 if mode == "LSTMCell" else 2)]
     module_parity(ours, theirs, [_x(*lead, IN), *states])
