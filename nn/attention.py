@@ -97,18 +97,25 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
-    def _projections(self):
-        """(W_q, W_k, W_v, b_q, b_k, b_v): slices of the packed parameters, or the separate
-        ones."""
+    def _project(self, query, key, value, shared):
+        """Q, K, V = X W_qᵀ + b_q, ...: one matrix product for self-attention
+        (``shared == "qkv"``: query is key is value) and one for key and value together when
+        ``shared == "kv"``, as PyTorch; three otherwise."""
         e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            weights = (w[:e], w[e:2 * e], w[2 * e:])
+        w, b = self.in_proj_weight, self.in_proj_bias
+        if w is None:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
         else:
-            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-        b = self.in_proj_bias
-        biases = (None,) * 3 if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-        return weights + biases
+            wq, wk, wv = w[:e], w[e:2 * e], w[2 * e:]
+        bq, bk, bv = (None,) * 3 if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+        if w is not None and shared == "qkv":
+            qkv = ag.linear(query, w, b)
+            return qkv[..., :e], qkv[..., e:2 * e], qkv[..., 2 * e:]
+        q = ag.linear(query, wq, bq)
+        if w is not None and shared == "kv":
+            kv = ag.linear(key, w[e:], None if b is None else b[e:])
+            return q, kv[..., :e], kv[..., e:]
+        return q, ag.linear(key, wk, bk), ag.linear(value, wv, bv)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
@@ -125,6 +132,7 @@ class MultiheadAttention(Module):
             raise ValueError(f"MultiheadAttention: query, key and value must all be 3-D "
                              f"(batched) or 2-D (unbatched), got shapes {tuple(query.shape)}, "
                              f"{tuple(key.shape)}, {tuple(value.shape)}")
+        shared = "qkv" if query is key and key is value else "kv" if key is value else None
         if not batched:           # one sequence: treat it as a batch of one
             query, key, value = (t.unsqueeze(0 if self.batch_first else 1)
                                  for t in (query, key, value))
@@ -133,10 +141,7 @@ class MultiheadAttention(Module):
         seq_axis, batch_axis = (1, 0) if self.batch_first else (0, 1)
         n, l, s = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
         self._check_shapes(query, key, value, n, s)
-        wq, wk, wv, bq, bk, bv = self._projections()
-        q = ag.linear(query, wq, bq)
-        k = ag.linear(key, wk, bk)
-        v = ag.linear(value, wv, bv)
+        q, k, v = self._project(query, key, value, shared)
         dtype = q.dtype
         mask = self._attn_mask(attn_mask, is_causal, n, l, s, dtype)
         pad = additive_mask(key_padding_mask, dtype, true_blocks=True, what="key_padding_mask")

@@ -122,10 +122,16 @@ class _Call:
     """Calls a MultiheadAttention (of either library) and flattens (output, weights) into one
     vector, so one comparison covers the output, the weights and the gradients through both."""
 
-    def __init__(self, mask_names=(), **kwargs):
-        self.mask_names, self.kwargs = mask_names, kwargs
+    def __init__(self, mask_names=(), shared=None, **kwargs):
+        self.mask_names, self.shared, self.kwargs = mask_names, shared, kwargs
 
-    def __call__(self, lib, mha, q, k, v, *masks):
+    def __call__(self, lib, mha, *xs):
+        if self.shared == "qkv":           # one tensor as query, key and value
+            (q, *masks), k, v = xs, xs[0], xs[0]
+        elif self.shared == "kv":          # one tensor as key and value
+            (q, k, *masks), v = xs, xs[1]
+        else:
+            q, k, v, *masks = xs
         out, w = mha(q, k, v, **dict(zip(self.mask_names, masks)), **self.kwargs)
         parts = [out.reshape(-1)] + ([] if w is None else [w.reshape(-1)])
         return lib.cat(parts)
@@ -150,7 +156,11 @@ BF = dict(embed_dim=E, num_heads=H, batch_first=True)
 KPM = _bool((2, 5), 4)
 MHA_CASES = [
     ("self", SEQ, [_x(4, 2, E), None, None], _Call()),
-    ("self-batch-first", BF, [_x(2, 4, E), None, None], _Call()),
+    ("self-one-tensor", SEQ, [_x(4, 2, E), _bool((4, 4), 13)], _Call(["attn_mask"], "qkv")),
+    ("self-one-tensor-batch-first", BF, [_x(2, 4, E)], _Call(shared="qkv")),
+    ("self-one-tensor-unbatched", BF, [_x(4, E)], _Call(shared="qkv")),
+    ("cross-key-is-value", BF, [_x(2, 3, E), _x(2, 5, E, seed=1), KPM],
+     _Call(["key_padding_mask"], "kv")),
     ("cross", SEQ, [_x(3, 2, E), _x(5, 2, E, seed=1), _x(5, 2, E, seed=2)], _Call()),
     ("cross-batch-first", BF, [_x(2, 3, E), _x(2, 5, E, seed=1), _x(2, 5, E, seed=2)],
      _Call()),
