@@ -31,6 +31,9 @@ from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, 
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
                         reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
 from .random import generator, manual_seed
+from .memory import keep_freed_memory
+
+keep_freed_memory()
 
 float16, float32, float64 = np.float16, np.float32, np.float64
 int8, int16, int32, int64, uint8 = np.int8, np.int16, np.int32, np.int64, np.uint8
