@@ -21,9 +21,12 @@ graph node created inside it, the dotted path of the module that created it (e.g
 Paths are relative to the outermost module being called: that module's own path is ``None``
 (nodes it creates directly, like nodes created outside any module, carry ``module=None``), its
 children are ``"hidden"``, ``"out"``, their children ``"hidden.0"`` and so on. A module called
-from a module it is not registered under gets its class name as the last path component.
+from a module it is not registered under gets its class name as the last path component; a
+registered module called while no module runs (``model.hidden(x)`` from a model method that is
+not ``forward``) gets its registered path under its outermost owner.
 """
 import threading
+import weakref
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -56,6 +59,25 @@ def _path_in(parent, child, parent_path):
     """The dotted path of ``child`` when called while ``parent`` (at ``parent_path``) runs."""
     if child is parent:
         return parent_path
+    relative = _relative_name(parent, child)
+    if relative is None:
+        relative = type(child).__name__
+    return relative if parent_path is None else parent_path + "." + relative
+
+
+def _owner_path(module):
+    """The path of a module called while no module runs (e.g. ``model.encoder(x)`` inside a
+    model method other than forward): its place under the outermost module that registered
+    it, so its nodes are named as when the model itself is called. None for a true root."""
+    ref = module.__dict__.get("_owner")
+    owner = ref() if ref is not None else None
+    if owner is None or _relative_name(owner, module) is None:   # unowned, or a deep copy
+        return None
+    return _path_in(owner, module, _owner_path(owner))
+
+
+def _relative_name(parent, child):
+    """The dotted name of descendant ``child`` below ``parent``, or None if it is not one."""
     cache = parent.__dict__.get("_path_cache")
     # keyed by the tree version and by the parent itself (a deep copy carries the cache along)
     if cache is None or cache[0] != _tree_version or cache[1] != id(parent):
@@ -65,10 +87,7 @@ def _path_in(parent, child, parent_path):
                 table.setdefault(id(m), name)
         cache = (_tree_version, id(parent), table)
         object.__setattr__(parent, "_path_cache", cache)
-    relative = cache[2].get(id(child))
-    if relative is None:
-        relative = type(child).__name__
-    return relative if parent_path is None else parent_path + "." + relative
+    return cache[2].get(id(child))
 
 
 class _Handle:
@@ -108,7 +127,7 @@ class Module:
         parent = running.module
         previous = STATE.module
         running.module = self
-        STATE.module = None if parent is None else _path_in(parent, self, previous)
+        STATE.module = _owner_path(self) if parent is None else _path_in(parent, self, previous)
         try:
             if self._forward_pre_hooks:
                 for hook in list(self._forward_pre_hooks.values()):
@@ -161,6 +180,7 @@ class Module:
         elif isinstance(value, Module):
             self._forget(name)
             modules[name] = value
+            value.__dict__["_owner"] = weakref.ref(self)
             _tree_changed()
         elif modules is not None and name in modules:
             if value is not None:
@@ -231,6 +251,8 @@ class Module:
                             f"{type(module).__name__}")
         self._forget(name)
         self._modules[name] = module
+        if module is not None:
+            module.__dict__["_owner"] = weakref.ref(self)
         _tree_changed()
 
     register_module = add_module

@@ -241,9 +241,9 @@ def test_call_records_module_paths_on_graph_nodes():
     assert None in modules                           # the root's own multiplication
     assert ("Relu", "encoder.0") in _modules_of(out)
     assert ag.grad_mode.STATE.module is None          # restored afterwards
-    # a submodule called on its own is the root of that call
+    # a registered submodule called on its own keeps its registered path
     sub = net.encoder(ag.randn(2, 3))
-    assert {m for _, m in _modules_of(sub)} >= {"0.fc", "1.norm"}
+    assert {m for _, m in _modules_of(sub)} >= {"encoder.0.fc", "encoder.1.norm"}
 
 
 def test_module_path_is_restored_after_an_exception():
@@ -252,7 +252,7 @@ def test_module_path_is_restored_after_an_exception():
         net(ag.randn(1, 3))
     assert ag.grad_mode.STATE.module is None
     out = net[0](ag.randn(1, 3))
-    assert out.grad_fn.module is None
+    assert out.grad_fn.module == "0"                  # its registered path, not a stale one
 
 
 def test_module_paths_follow_changes_to_the_tree():
@@ -326,3 +326,31 @@ def test_get_submodule():
     assert net.get_submodule("encoder.1.norm") is net.encoder[1].norm
     with pytest.raises(AttributeError, match="nothing"):
         net.get_submodule("encoder.nothing")
+
+
+def test_submodule_called_from_a_model_method_records_its_registered_path():
+    """``model.encoder(x)`` from a method other than forward (e.g. a VAE's loss) names its nodes
+    as when the model itself is called, so encoder.0 and decoder.0 never merge in pictures."""
+    import autograd as ag
+    import nn
+
+    class Pair(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Sequential(nn.Linear(3, 2))
+            self.decoder = nn.Sequential(nn.Linear(2, 3))
+
+        def loss(self, x):
+            return self.decoder(self.encoder(x)).sum()
+
+    model = Pair()
+    out = model.loss(ag.randn(4, 3))
+    paths = set()
+    stack = [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        paths.add(node.module)
+        stack += [p for p in node.parents if p is not None and hasattr(p, "parents")]
+    assert {"encoder.0", "decoder.0"} <= paths
+    copy = __import__("copy").deepcopy(model.encoder)     # an unregistered copy is a root
+    assert copy(ag.randn(1, 3)).grad_fn.module == "0"
