@@ -4,6 +4,8 @@ Every function returns a ``matplotlib.figure.Figure`` (shown inline in Jupyter; 
 ``viz.save(fig, "x.png")``), or draws into ``ax`` when one is given and returns its figure.
 Tensors and NumPy arrays are both accepted.
 """
+import sys
+
 import numpy as np
 
 
@@ -16,8 +18,20 @@ def _figure(ax, nrows=1, ncols=1, size=(6.0, 4.0)):
     except ImportError:
         raise ImportError("viz.plots needs matplotlib: pip install 'dagrad[notebooks]' (or pip "
                           "install matplotlib)") from None
+    _enable_inline_display()
     fig = Figure(figsize=size, layout="constrained")
     return fig, fig.subplots(nrows, ncols, squeeze=False)
+
+
+def _enable_inline_display():
+    """In Jupyter, a Figure made without pyplot (no global figure state, nothing to close)
+    displays as an image only once the inline backend module is loaded (loading it registers
+    the display formatter); pyplot loads it lazily, so load it here."""
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and ipython.get_ipython() is not None:
+        import matplotlib
+        if "inline" in matplotlib.get_backend():
+            import matplotlib_inline.backend_inline  # noqa: F401 - registers the formatter
 
 
 def _array(x):

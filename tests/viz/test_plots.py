@@ -80,3 +80,15 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(ImportError, match=r"dagrad\[notebooks\]"):
         viz.plots.latent(np.zeros((3, 2)))
+
+
+def test_figures_display_as_images_in_a_fresh_notebook_kernel():
+    """Figures are built without pyplot; in Jupyter they must still render as PNG, not as the
+    text '<Figure size ...>', even before any pyplot call."""
+    nbformat = pytest.importorskip("nbformat", reason="install the notebooks extra")
+    nbclient = pytest.importorskip("nbclient", reason="install the notebooks extra")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import viz\nviz.plots.history({'loss': [3, 2, 1]})")]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    kinds = [kind for out in nb.cells[0].outputs for kind in out.get("data", {})]
+    assert "image/png" in kinds
