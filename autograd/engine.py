@@ -15,7 +15,7 @@ Every vertex is visited once and every edge once: O(vertices + edges).
 """
 import numpy as np
 
-from .function import Function, SliceGrad, _check_finite
+from .function import Function, LazyGrad, _check_finite
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .xp import tensor_namespace
@@ -79,7 +79,7 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
         while ready:
             v = ready.pop()
             g = grads.pop(v, None)
-            if type(g) is SliceGrad:
+            if isinstance(g, LazyGrad):
                 g = g.dense()
             if not isinstance(v, Function):                 # a leaf tensor
                 if g is not None:
@@ -110,14 +110,14 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                     gi = in_grads[i]
                     if gi is not None:
                         if observer is not None:
-                            observer(node, i, gi.dense() if type(gi) is SliceGrad else gi)
+                            observer(node, i, gi.dense() if isinstance(gi, LazyGrad) else gi)
                         prev = grads.get(p)
                         if prev is None:
                             grads[p] = gi
                         elif create_graph:
                             grads[p] = prev + gi
-                        elif type(prev) is SliceGrad or type(gi) is SliceGrad:
-                            _add_slice(grads, owned, p, prev, gi)
+                        elif isinstance(prev, LazyGrad) or isinstance(gi, LazyGrad):
+                            _add_lazy(grads, owned, p, prev, gi)
                         elif p in owned and type(prev) is np.ndarray:
                             prev += gi
                         else:
@@ -132,17 +132,22 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
     return captured
 
 
-def _add_slice(grads, owned, p, prev, gi):
-    """grads[p] = prev + gi where either is a ``SliceGrad``: add the slice in place into a
-    buffer the engine owns (allocated here if needed), so each slice costs only its own size."""
-    if type(prev) is SliceGrad:
-        prev, gi = gi, prev
-    if type(prev) is SliceGrad:
+def _add_lazy(grads, owned, p, prev, gi):
+    """grads[p] = prev + gi where either is a ``LazyGrad``: merge two lazy ones if they combine,
+    else add the lazy one in place into a buffer the engine owns (allocated here if needed)."""
+    if isinstance(prev, LazyGrad):
+        if isinstance(gi, LazyGrad):
+            merged = prev.merge(gi)
+            if merged is not None:
+                grads[p] = merged
+                return
+        prev, gi = gi, prev                   # gi is lazy from here on
+    if isinstance(prev, LazyGrad):
         buffer = prev.dense()
     elif p in owned and type(prev) is np.ndarray:
         buffer = prev
     else:
-        buffer = np.array(prev, dtype=np.result_type(prev, gi.values))
+        buffer = np.array(prev, dtype=np.result_type(prev, gi.dtype))
     gi.add_to(buffer)
     grads[p] = buffer
     owned.add(p)

@@ -12,7 +12,7 @@ kept) and on Tensors (``create_graph=True``, recomputing them from the inputs).
 """
 import numpy as np
 
-from ..function import Function, unbroadcast
+from ..function import Function, ProductGrad, unbroadcast
 from ..xp import NUMPY
 from .linalg import _mT
 
@@ -135,7 +135,9 @@ class RecurrentGates(Function):
     weights of all gates, so this is the one product of the step.
 
     ``weight_t``: Wᵀ as a C-contiguous array, made once per sequence (BLAS multiplies by it
-    faster than by the transposed view of W); it must hold W's current values.
+    faster than by the transposed view of W); it must hold W's current values. On the fast path
+    dL/dW is returned as its factors (a ``ProductGrad``), so the engine sums the steps' weight
+    gradients with one large product.
 
         dL/da_x = ḡ (summed to a_x's shape),   dL/dh = ḡ W,   dL/dW = ḡᵀ h
     """
@@ -155,7 +157,9 @@ class RecurrentGates(Function):
         dh = grad @ weight if ph is not None else None
         dw = None
         if pw is not None:
-            dw = _mT(ctx.xp, grad.reshape((-1, grad.shape[-1]))) @ h.reshape((-1, h.shape[-1]))
+            g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
+            # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
+            dw = ProductGrad(g2, h2) if ctx.xp is NUMPY else _mT(ctx.xp, g2) @ h2
         return dx, dh, dw
 
 

@@ -331,3 +331,27 @@ def test_observer_and_leaf_see_slice_gradients_as_full_arrays():
     x.grad = None
     z.backward()
     np.testing.assert_allclose(x.grad.data, [[0.0, 0.0], [1.0, 0.0]])
+
+
+def test_weight_reused_by_many_products_gets_the_summed_gradient():
+    from autograd.ops.rnn_ops import recurrent_gates
+    rng = np.random.default_rng(1)
+    w0, h0 = rng.standard_normal((6, 3)), rng.standard_normal((2, 3))
+
+    def gradient(product):
+        w = ag.tensor(w0.astype(np.float32), requires_grad=True)
+        h = ag.tensor(h0.astype(np.float32), requires_grad=True)
+        for _ in range(5):        # recurrent_gates returns each step's dW as its factors
+            h = product(h, w)[:, :3].tanh()
+        loss = h.sum() + (w * w).sum()                 # and a dense contribution to w
+        edges = []
+        run([loss.grad_fn], [np.ones((), np.float32)], retain_graph=True, create_graph=False,
+            accumulate=False, observer=lambda node, i, g: edges.append(g))
+        loss.backward()
+        return w.grad, edges
+
+    lazy, edges = gradient(lambda h, w: recurrent_gates(None, h, w))
+    dense, _ = gradient(lambda h, w: h @ w.T)
+    assert lazy.dtype == np.float32 and type(lazy.data) is np.ndarray
+    np.testing.assert_allclose(lazy.data, dense.data, rtol=1e-5)
+    assert all(isinstance(g, (np.ndarray, np.generic)) for g in edges)  # observers: arrays
