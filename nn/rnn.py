@@ -12,7 +12,8 @@ from . import functional as F
 from . import init
 from .module import Module
 from .rnn_cells import (GRUCell, LSTMCell, MGUCell, RNNCell,  # noqa: F401  (re-exported)
-                        check_input, input_projection, new_weights, recurrence_for)
+                        check_input, initial_state, input_projection, new_weights,
+                        recurrence_for)
 
 
 class RNNBase(Module):
@@ -70,19 +71,6 @@ class RNNBase(Module):
                  if name.endswith(self._suffix(layer, d))]
                 for layer in range(self.num_layers) for d in range(directions)]
 
-    def _initial(self, state, shape, x, batched, what):
-        """The initial state for one of h_0 / c_0: zeros, or the given one checked."""
-        if state is None:
-            return ag.zeros(*shape, dtype=x.dtype)
-        state = state if isinstance(state, ag.Tensor) else ag.tensor(state)
-        if not batched:
-            state = state.unsqueeze(1)
-        if tuple(state.shape) != shape:
-            raise ValueError(f"{type(self).__name__}: expected {what} of shape {shape} for an "
-                             f"input of shape {tuple(x.shape)} (batch_first={self.batch_first})"
-                             f", got {tuple(state.shape)}")
-        return state
-
     def forward(self, input, hx=None):
         """Run the whole sequence; returns (output, h_n), for an LSTM (output, (h_n, c_n))."""
         name = type(self).__name__
@@ -95,7 +83,8 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         shape = (directions * self.num_layers, x.shape[1 - time_axis], self.hidden_size)
         given = (hx if hx is not None else (None, None)) if r.lstm else (hx,)
-        states = [self._initial(s, shape, x, batched, what)
+        owner = f"{name} (batch_first={self.batch_first})"
+        states = [initial_state(s, shape, x, owner, what, unbatched=not batched)
                   for s, what in zip(given, ("h_0", "c_0"))]
         finals = []
         for layer in range(self.num_layers):
@@ -177,27 +166,25 @@ class LSTM(RNNBase):
                          bidirectional, peephole=peephole, dtype=dtype)
 
 
-class GRU(RNNBase):
+class _GatedUnit(RNNBase):
+    """A layer whose only option beyond RNNBase's is none (GRU, MGU)."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, dtype=None):
+        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, dtype=dtype)
+
+
+class GRU(_GatedUnit):
     """Stacked GRU (``nn.GRUCell`` per step, gate order r, z, n). Returns (output, h_n); shapes
     as in ``RNNBase``; ``weight_ih_l{k}`` (3H, in), ``weight_hh_l{k}`` (3H, H)."""
     mode = "GRU"
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, dtype=None):
-        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, dtype=dtype)
 
-
-class MGU(RNNBase):
+class MGU(_GatedUnit):
     """Stacked minimal gated unit (``nn.MGUCell`` per step, gate order f, n). Returns (output,
     h_n); shapes as in ``RNNBase``; ``weight_ih_l{k}`` (2H, in), ``weight_hh_l{k}`` (2H, H)."""
     mode = "MGU"
-
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, dtype=None):
-        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, dtype=dtype)
-
 
 def init_forget_bias_(module, value=1.0):
     """Set the forget-gate bias of every LSTM layer and LSTMCell in ``module`` to ``value``

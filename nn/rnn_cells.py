@@ -134,6 +134,20 @@ def check_input(name, x, input_size, batched_ndim):
     return x
 
 
+def initial_state(state, shape, x, owner, what, unbatched=False):
+    """The initial ``what`` (h or c) of ``owner``: zeros of ``shape``, or ``state`` (with its
+    batch dimension added back for an ``unbatched`` input) checked to have that shape."""
+    if state is None:
+        return ag.zeros(*shape, dtype=x.dtype)
+    state = state if isinstance(state, ag.Tensor) else ag.tensor(state)
+    if unbatched:
+        state = state.unsqueeze(1)
+    if tuple(state.shape) != tuple(shape):
+        raise ValueError(f"{owner}: expected {what} of shape {tuple(shape)} for an input of "
+                         f"shape {tuple(x.shape)}, got {tuple(state.shape)}")
+    return state
+
+
 class RNNCellBase(Module):
     """Shared part of the cells: parameters, state checks and one step."""
 
@@ -152,25 +166,14 @@ class RNNCellBase(Module):
         for p in self.parameters():
             init.uniform_fan_in_(p, self.hidden_size)
 
-    def _zeros(self, x):
-        return ag.zeros(*x.shape[:-1], self.hidden_size, dtype=x.dtype)
-
-    def _check_state(self, x, h, what):
-        h = h if isinstance(h, ag.Tensor) else ag.tensor(h)
-        if h.shape != x.shape[:-1] + (self.hidden_size,):
-            raise ValueError(f"{type(self).__name__}: {what} of shape {tuple(h.shape)} does not "
-                             f"match the input of shape {tuple(x.shape)}; expected "
-                             f"{x.shape[:-1] + (self.hidden_size,)}")
-        return h
-
     def forward(self, input, hx=None):
         x = check_input(type(self).__name__, input, self.input_size, 2)
         r = self.recurrence
-        if r.lstm:
-            h, c = (self._zeros(x), self._zeros(x)) if hx is None else hx
-            state = (self._check_state(x, h, "h"), self._check_state(x, c, "c"))
-        else:
-            state = self._zeros(x) if hx is None else self._check_state(x, hx, "hx")
+        shape = x.shape[:-1] + (self.hidden_size,)
+        given = (hx if hx is not None else (None, None)) if r.lstm else (hx,)
+        state = tuple(initial_state(s, shape, x, type(self).__name__, what)
+                      for s, what in zip(given, ("h", "c")))
+        state = state if r.lstm else state[0]
         b_ih = self.bias_ih if self.bias else None
         b_hh = self.bias_hh if self.bias else None
         xt = input_projection(x, self.weight_ih, b_ih, b_hh, r)

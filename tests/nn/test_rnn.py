@@ -286,7 +286,8 @@ def test_errors_name_the_layer_and_the_shapes():
     layer = nn.GRU(IN, H, num_layers=2)
     with pytest.raises(ValueError, match=r"GRU: expected input of shape \(L, N, 5\)"):
         layer(ag.zeros(T, N, IN + 1))
-    with pytest.raises(ValueError, match=r"GRU: expected h_0 of shape \(2, 3, 4\)"):
+    with pytest.raises(ValueError, match=r"GRU \(batch_first=False\): expected h_0 of shape "
+                                         r"\(2, 3, 4\)"):
         layer(ag.zeros(T, N, IN), ag.zeros(1, N, H))
     with pytest.raises(ValueError, match="c_0"):
         nn.LSTM(IN, H)(ag.zeros(T, N, IN), (ag.zeros(1, N, H), ag.zeros(1, 2, H)))
@@ -296,5 +297,6 @@ def test_errors_name_the_layer_and_the_shapes():
         nn.LSTM(IN, H, proj_size=2)
     with pytest.raises(ValueError, match="num_layers must be a positive integer"):
         nn.LSTM(IN, H, num_layers=0)
-    with pytest.raises(ValueError, match=r"LSTMCell: h of shape \(3, 5\)"):
+    with pytest.raises(ValueError, match=r"LSTMCell: expected h of shape \(3, 4\) .* got "
+                                         r"\(3, 5\)"):
         nn.LSTMCell(IN, H)(ag.zeros(N, IN), (ag.zeros(N, 5), ag.zeros(N, H)))
