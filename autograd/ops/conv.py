@@ -104,21 +104,24 @@ def unfold_copy(x, win, value=0.0):
 def fold_array(cols, win):
     """col2im, the adjoint of ``unfold_array``: (N, C, kh, kw, H_out, W_out) -> (N, C, H, W),
     every entry added onto the pixel it was read from (padding discarded). One strided add
-    per kernel offset (i, j), each covering all images, channels and window positions; when
-    the windows do not overlap (pooling with stride = kernel) a single strided write."""
+    per kernel offset (i, j), each covering all images, channels and window positions (a plain
+    write when the windows do not overlap, as in pooling with stride = kernel)."""
     (pt, pb), (pl, pr) = win.padding
     (h, w), (kh, kw), (dh, dw), (th, tw) = win.size, win.kernel, win.dilation, win.stride
     ho, wo = win.out
     n, c = cols.shape[:2]
     out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
-    if all(k == 1 or d * (k - 1) < s for k, d, s in zip(win.kernel, win.dilation, win.stride)):
-        sn, sc, sh, sw = out.strides
-        as_strided(out, cols.shape, (sn, sc, sh * dh, sw * dw, sh * th, sw * tw))[...] = cols
-    else:
-        for i in range(kh):
-            rows = slice(i * dh, i * dh + (ho - 1) * th + 1, th)
-            for j in range(kw):
-                out[:, :, rows, j * dw:j * dw + (wo - 1) * tw + 1:tw] += cols[:, :, i, j]
+    disjoint = all(k == 1 or d * (k - 1) < s for k, d, s in zip(win.kernel, win.dilation,
+                                                                  win.stride))
+    for i in range(kh):
+        rows = slice(i * dh, i * dh + (ho - 1) * th + 1, th)
+        for j in range(kw):
+            target = (slice(None), slice(None), rows, slice(j * dw, j * dw + (wo - 1) * tw + 1,
+                                                            tw))
+            if disjoint:
+                out[target] = cols[:, :, i, j]
+            else:
+                out[target] += cols[:, :, i, j]
     if pt or pb or pl or pr:
         out = out[:, :, pt:pt + h, pl:pl + w]
     return out

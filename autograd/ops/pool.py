@@ -59,7 +59,9 @@ class MaxPool2d(Function):
 
     def backward(ctx, grad):
         cols, out = (s.data if isinstance(s, Tensor) else s for s in ctx.saved)  # a constant
-        onehot = _first_true(cols == out[:, :, None])    # bool: the product stays float
+        onehot = cols == out[:, :, None]     # bool: the product below stays float
+        if np.count_nonzero(onehot) != out.size:     # some window has tied maxima
+            onehot = _first_true(onehot)
         win = ctx.win
         picked = grad.reshape(out.shape[:2] + (1,) + win.out) * onehot
         return ctx.xp.fold(picked.reshape(out.shape[:2] + win.kernel + win.out), win)
