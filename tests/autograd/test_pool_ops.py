@@ -35,6 +35,12 @@ def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
     assert idx.dtype == np.int64
 
 
+@pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
+def test_max_pool2d_gradcheck(k, s, p, d, ceil, n):
+    x = leaves(random_inputs([(n, 2, 6, 5)]))
+    assert ag.gradcheck(lambda x: P.max_pool2d(x, k, s, p, d, ceil), x)
+
+
 def test_max_pool2d_ties_go_to_the_first_maximum():
     """Many equal values (as after a ReLU): PyTorch gives each window's gradient to its first
     maximum, never shares it."""
@@ -65,12 +71,19 @@ def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div):
                  random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("k,s,p,ceil,inc,div", list(_avg_grid()))
+def test_avg_pool2d_gradcheck(k, s, p, ceil, inc, div):
+    x = leaves(random_inputs([(2, 2, 5, 4)]))
+    assert ag.gradcheck(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div), x)
+
+
 @pytest.mark.parametrize("size", [1, (2, 3), (7, 6), (4, None), (9, 11), (5, 4)])
 def test_adaptive_avg_pool2d_matches_pytorch(size):
     torch = torch_or_skip()
     torch_parity(lambda x: P.adaptive_avg_pool2d(x, size),
                  lambda x: torch.nn.functional.adaptive_avg_pool2d(x, size),
                  random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
+    assert ag.gradcheck(lambda x: P.adaptive_avg_pool2d(x, size), leaves(random_inputs([SHAPE])))
 
 
 @pytest.mark.parametrize("shape,kwargs", [
@@ -89,6 +102,7 @@ def test_interpolate_matches_pytorch(shape, kwargs):
     torch_parity(lambda x: P.interpolate(x, **kwargs),
                  lambda x: torch.nn.functional.interpolate(x, **kwargs),
                  random_inputs([shape]), rtol=1e-6, atol=1e-6)
+    assert ag.gradcheck(lambda x: P.interpolate(x, **kwargs), leaves(random_inputs([shape])))
 
 
 GRADCHECK = [
