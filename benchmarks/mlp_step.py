@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from benchmarks.common import main, run_worker, time_step
+from benchmarks.common import main, run_worker, time_step, training_step
 
 SIZES = (784, 512, 512, 10)
 BATCH = 128
@@ -41,18 +41,8 @@ def setup_dagrad():
     layers, x, y = _problem()
     model = nn.models.MLP(SIZES)
     model.load_state_dict(_state_dict(layers))
-    return _training_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=LR),
+    return training_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=LR),
                           ag.tensor(x), ag.tensor(y))
-
-
-def _training_step(model, loss_fn, optimizer, x, y):
-    """One step, written identically for dagrad and PyTorch (they share the API)."""
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-    return step
 
 
 def setup_numpy():
@@ -93,7 +83,7 @@ def setup_torch():
                                 torch.nn.Linear(512, 512), torch.nn.ReLU(),
                                 torch.nn.Linear(512, 10))
     model.load_state_dict({k: torch.from_numpy(v) for k, v in _state_dict(layers).items()})
-    return _training_step(model, torch.nn.CrossEntropyLoss(),
+    return training_step(model, torch.nn.CrossEntropyLoss(),
                           torch.optim.SGD(model.parameters(), lr=LR), torch.from_numpy(x),
                           torch.from_numpy(y))
 
