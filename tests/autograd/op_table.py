@@ -248,3 +248,43 @@ def _gru_torch(t, x, h, h0):
 def _attention_probs(q, k, mask=None, scale=1.0):
     from autograd.ops.attention_ops import attention_probs
     return attention_probs(q, k, mask, scale)
+
+
+# ---- fused neural-network operations (autograd/ops/nn_ops.py)
+def _nn_op(name, *args, **kwargs):
+    from autograd.ops import nn_ops
+    return getattr(nn_ops, name)(*args, **kwargs)
+
+
+_TARGETS = [2, 0, 1, 2]
+
+
+def _targets():
+    import numpy as np
+    return np.array(_TARGETS)
+
+
+def _cross_entropy_torch(t, x, **kwargs):
+    return t.nn.functional.cross_entropy(x, t.tensor(_TARGETS), **kwargs)
+
+
+OPS += [
+    OpCase("layer_norm", lambda m, x, w, b: _nn_op("normalize", x, (-1,), w, b),
+           [((3, 5), (5,), (5,)), ((2, 3, 4), (4,), (4,))],
+           torch_fn=lambda t, x, w, b: t.nn.functional.layer_norm(x, (x.shape[-1],), w, b)),
+    OpCase("batch_norm_train", lambda m, x, w, b: _nn_op("normalize", x, (0,), w, b),
+           [((6, 3), (3,), (3,))],
+           torch_fn=lambda t, x, w, b: t.nn.functional.batch_norm(x, None, None, w, b,
+                                                                  training=True)),
+    unary("cross_entropy", lambda m, x: _nn_op("cross_entropy", x, _targets()), shapes=[(4, 3)],
+          torch_fn=_cross_entropy_torch),
+    unary("cross_entropy_smoothing_sum",
+          lambda m, x: _nn_op("cross_entropy", x, _targets(), label_smoothing=0.2,
+                              reduction="sum"), shapes=[(4, 3)],
+          torch_fn=lambda t, x: _cross_entropy_torch(t, x, label_smoothing=0.2,
+                                                     reduction="sum")),
+    unary("cross_entropy_ignore_none",
+          lambda m, x: _nn_op("cross_entropy", x, _targets(), ignore_index=0, reduction="none"),
+          shapes=[(4, 3)],
+          torch_fn=lambda t, x: _cross_entropy_torch(t, x, ignore_index=0, reduction="none")),
+]
