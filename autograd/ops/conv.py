@@ -243,7 +243,9 @@ class Conv2d(Function):
     """y = W ⋆ x + b, the 2-d cross-correlation (PyTorch's convolution), via im2col:
     y[n, o] = W[o] · unfold(x)[n] + b[o] (per group);
     dL/dx = fold(Wᵀ · g),   dL/dW = Σ_n g[n] · unfold(x)[n]ᵀ,   dL/db = Σ_(n,h,w) g
-    x (N, C, H, W), W (O, C/groups, kh, kw), b (O,) -> y (N, O, H_out, W_out)."""
+    x (N, C, H, W), W (O, C/groups, kh, kw), b (O,) -> y (N, O, H_out, W_out).
+    With horizontal stride 1 the columns use the wide-rows layout (see above); the gradient
+    then gets zeros at the discarded positions, so they contribute nothing to dL/dW or dL/dx."""
 
     def forward(ctx, x, weight, bias=None, win=None, groups=1):
         ctx.win, ctx.groups = win, groups

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
-from .conv import as_tensor, batched, pair, unfold_copy, window
+from .conv import Unfold, as_tensor, batched, pair, unfold_copy, window
 
 
 def _pool_window(op, x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -117,7 +117,6 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     the number of real pixels in it (``False``), or ``divisor_override``. Composed from unfold,
     sum and a division, so its gradient (g / divisor, spread over each window) comes for free.
     """
-    from .conv import Unfold
     x = as_tensor(input)
 
     def run(x):
