@@ -239,6 +239,8 @@ def test_grad_mode_is_thread_local():
     assert seen["enabled"] is True
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning",
+                            "ignore:divide by zero:RuntimeWarning")
 def test_detect_anomaly_names_the_operation():
     x = f64([1.0, -1.0])
     with ag.detect_anomaly():
