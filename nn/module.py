@@ -170,6 +170,8 @@ class Module:
         if isinstance(value, Parameter):
             self._forget(name)
             params[name] = value
+            if value.name is None:
+                value.name = name       # pictures label it "weight" inside its module's box
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as parameter '{name}' of "
@@ -231,6 +233,8 @@ class Module:
                             f"{type(param).__name__}; wrap it: nn.Parameter(tensor)")
         self._forget(name)
         self._parameters[name] = param
+        if param is not None and param.name is None:
+            param.name = name
 
     def register_buffer(self, name, tensor, persistent=True):
         """Register ``tensor`` (a Tensor or None) as a buffer: state that is saved in
