@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from benchmarks.common import main
+from benchmarks.common import main, training_step
 
 BATCH = 64
 LR = 0.01
@@ -33,16 +33,6 @@ def _problem():
     return state, x, y
 
 
-def _training_step(model, loss_fn, optimizer, x, y):
-    """One training step, written once: dagrad and PyTorch share the API."""
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-    return step
-
-
 def setup_dagrad():
     import autograd as ag
     import nn
@@ -52,7 +42,7 @@ def setup_dagrad():
     model.load_state_dict(state)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = optim.SGD(model.parameters(), lr=LR)
-    return _training_step(model, loss_fn, optimizer, ag.tensor(x), ag.tensor(y))
+    return training_step(model, loss_fn, optimizer, ag.tensor(x), ag.tensor(y))
 
 
 def setup_torch():
@@ -66,7 +56,7 @@ def setup_torch():
     model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    return _training_step(model, loss_fn, optimizer, torch.from_numpy(x), torch.from_numpy(y))
+    return training_step(model, loss_fn, optimizer, torch.from_numpy(x), torch.from_numpy(y))
 
 
 def profile(steps=300, top=18):
