@@ -22,4 +22,12 @@ def test_demo_writes_all_three_files(tmp_path):
         assert path.exists(), name
         assert path.read_bytes().startswith(magic), name
         assert str(path) in result.stdout
-    assert b"http" not in (out / "two_layer_steps.html").read_bytes()
+    page = (out / "two_layer_steps.html").read_text(encoding="utf-8")
+    assert "http" not in page
+    # one frame per operation forward and one backward, each an inline SVG
+    frames = page.count('class="vz-frame')
+    assert frames >= 4 and frames % 2 == 0 and page.count("<svg") == frames
+    assert "Forward 1/" in page and "Backward 1/" in page
+    # the graph carries the gradient on its edges, the colour legend, and the layers as clusters
+    svg = (out / "mlp_graph.svg").read_text(encoding="utf-8")
+    assert svg.count("δ") >= 10 and "log scale" in svg and 'class="cluster"' in svg

@@ -159,6 +159,8 @@ def test_module_options():
     assert "cluster" not in labelled and "0.mlp.0" in labelled
     plain = labels_only(viz.draw(loss, modules=None, max_nodes=1000).source)
     assert "cluster" not in plain and "0.mlp.0" not in plain
+    assert "rankdir=LR" in viz.draw(loss, max_nodes=1000).source
+    assert "rankdir=TB" in viz.draw(loss, rankdir="TB", max_nodes=1000).source
     for bad in (dict(modules="boxes"), dict(depth=0), dict(rankdir="up")):
         with pytest.raises(ValueError):
             viz.draw(loss, **bad)

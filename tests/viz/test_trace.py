@@ -21,6 +21,10 @@ def test_sigmoid_at_zero_sends_a_quarter_back():
     assert edge(g, "u", "Sigmoid").grad == pytest.approx(0.25)
     assert edge(g, "Sigmoid", "output").value == pytest.approx(0.5)
     assert g[g.root].grad == 1.0
+    assert all(e.shape == () and e.dtype == np.float32 for e in g.edges)
+    wide = viz.trace(ag.sigmoid(leaf([0.0, 1.0], "u", dtype="float64")), grads=True)
+    assert [(e.shape, e.dtype) for e in wide.edges] == [((2,), np.float64)] * 2
+    np.testing.assert_allclose(edge(wide, "u", "Sigmoid").grad, [0.25, 0.19661193], rtol=1e-7)
 
 
 def test_affine_edges_carry_the_other_factor_and_one():
@@ -82,7 +86,7 @@ def test_saved_values_and_saved_outputs_are_used():
     np.testing.assert_allclose(edge(g, "Exp", "Mul").value, np.exp([0.0, 1.0]), rtol=1e-6)
 
 
-def test_viz_changes_no_grad_and_backward_still_works():
+def test_viz_changes_no_grad_and_backward_still_works(tmp_path):
     w, x = leaf([1.0, -2.0], "w"), leaf([0.5, 3.0], "x")
     h = w * x
     h.retain_grad()
@@ -93,6 +97,8 @@ def test_viz_changes_no_grad_and_backward_still_works():
     viz.trace(loss, grads=True)
     viz.draw(loss, grads=True).source
     viz.steps(loss)[-1].digraph.source
+    viz.player(viz.steps(loss))
+    viz.save(loss, tmp_path / "loss.dot")               # a tensor is drawn first
     assert (w.grad, x.grad, h.grad) == grad_objects
     for name, t in (("w", w), ("x", x), ("h", h)):
         np.testing.assert_array_equal(t.grad.data, before[name])
