@@ -3,21 +3,24 @@
 Every ``MultiheadAttention`` can keep the probabilities of its last call: set its
 ``store_attn_weights = True`` (or use ``keep_attention_weights(model)`` for all of a model's
 attention layers) and read ``last_attn_weights``, a detached (N, H, L, S) tensor, per head and
-before dropout. This works also inside Transformer layers, which call attention with
-``need_weights=False``::
+before dropout (the weights ``forward`` returns are, as PyTorch's, after dropout). This works
+also inside Transformer layers, which call attention with ``need_weights=False``::
 
     with nn.keep_attention_weights(model) as maps:
         model(src, tgt)
     maps["decoder.layers.0.multihead_attn"]      # (N, H, L, S) ndarray
 """
+import math
 from contextlib import contextmanager
 
 import numpy as np
 
 import autograd as ag
+from autograd.ops.attention_ops import attention_probs
 
 from . import init
-from .functional.attention import add_masks, additive_mask, attention, causal_mask
+from .functional.attention import add_masks, additive_mask, causal_mask
+from .functional.dropout import dropout
 from .linear import Linear
 from .module import Module
 from .parameter import Parameter
@@ -29,7 +32,7 @@ class MultiheadAttention(Module):
     For each head h = 1..H (head size D = E/H)::
 
         Q_h = X_q W_q,hᵀ + b_q,h    K_h = X_k W_k,hᵀ + b_k,h    V_h = X_v W_v,hᵀ + b_v,h
-        head_h = softmax(Q_h K_hᵀ / √D + M) V_h
+        head_h = dropout(softmax(Q_h K_hᵀ / √D + M)) V_h      (dropout in training only)
         output = concat(head_1, …, head_H) W_oᵀ + b_o
 
     Parameters (as ``torch.nn.MultiheadAttention``): ``in_proj_weight`` (3E, E) stacking W_q,
@@ -125,7 +128,9 @@ class MultiheadAttention(Module):
         ``attn_mask`` (L, S) or (N·H, L, S): True (or -inf) where query i may **not** attend to
         key j; floats are added to the scores. ``is_causal=True`` without ``attn_mask`` applies
         the causal mask (with ``attn_mask`` it is a hint that the mask is causal, as PyTorch).
-        Queries that may attend to no key get zero weights.
+        Queries that may attend to no key get zero weights. In training mode with
+        ``dropout > 0`` the weights returned are those applied to the values, after dropout
+        (as PyTorch): rows then no longer sum to 1.
         """
         batched = query.ndim == 3
         if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
@@ -159,11 +164,12 @@ class MultiheadAttention(Module):
             zeros = np.zeros(k.shape[:2] + (1, self.head_dim), dtype)
             k, v = ag.cat([k, zeros], dim=2), ag.cat([v, zeros], dim=2)
             mask, pad = _pad_last(mask), _pad_last(pad)
-        out, probs = attention(q, k, v, add_masks(mask, pad),
-                               self.dropout if self.training else 0.0)
+        probs = attention_probs(q, k, add_masks(mask, pad), 1.0 / math.sqrt(self.head_dim))
         if self.store_attn_weights:
             self.last_attn_weights = probs.detach() if batched else probs.detach()[0]
-        out = self.out_proj(self._merge_heads(out, n, l))
+        if self.training and self.dropout > 0:
+            probs = dropout(probs, self.dropout, True)
+        out = self.out_proj(self._merge_heads(probs @ v, n, l))
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)
         if not need_weights:

@@ -45,6 +45,8 @@ SDPA_CASES = [
     ("bool-mask-batched", [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)],
      {"attn_mask": _bool((2, 1, 3, 5), 2)}),
     ("additive-mask", [(2, 3, 4), (2, 5, 4), (2, 5, 3)], {"attn_mask": _x(3, 5, seed=3)}),
+    ("additive-mask-with-inf", [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)],
+     {"attn_mask": np.where(_bool((2, 1, 3, 5), 14), -np.inf, _x(2, 1, 3, 5, seed=15))}),
     ("scale", [(2, 3, 4), (2, 5, 4), (2, 5, 3)], {"scale": 0.3}),
     ("broadcast-batch", [(2, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 3)], {}),
 ]
@@ -90,6 +92,16 @@ def test_sdpa_fully_blocked_query_gives_zeros_as_pytorch():
     out = _sdpa(ag, attn_mask=mask)(*[ag.tensor(a) for a in arrays])
     assert np.all(out.data[:, 1] == 0) and np.all(np.isfinite(out.data))
     torch_parity(_sdpa(ag, attn_mask=mask), _sdpa(torch, attn_mask=mask), arrays)
+
+
+def test_sdpa_signature_is_pytorchs():
+    """PyTorch's (a builtin, so written out here), without its grouped-query option."""
+    import inspect
+    params = inspect.signature(F.scaled_dot_product_attention).parameters.values()
+    assert [(p.name, p.default) for p in params] == [
+        ("query", inspect.Parameter.empty), ("key", inspect.Parameter.empty),
+        ("value", inspect.Parameter.empty), ("attn_mask", None), ("dropout_p", 0.0),
+        ("is_causal", False), ("scale", None)]
 
 
 def test_sdpa_keeps_float32():
@@ -256,6 +268,30 @@ def test_dropout_on_weights_only_in_training_mode():
     a, b = mha(x, x, x)[0].data, mha(x, x, x)[0].data
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, train_out)
+
+
+def test_returned_weights_in_training_are_the_dropped_out_ones_as_pytorch():
+    """With dropout in training, the weights returned are those that multiplied the values:
+    each is 0 or the evaluation-mode probability scaled by 1/(1 - p); the stored maps stay
+    the probabilities before dropout."""
+    ag.manual_seed(2)
+    p = 0.5
+    mha = nn.MultiheadAttention(8, 2, dropout=p, batch_first=True).double()
+    x = ag.tensor(_x(3, 6, 8))
+    mha.eval()
+    _, probs = mha(x, x, x, average_attn_weights=False)
+    mha.train()
+    mha.store_attn_weights = True
+    out, w = mha(x, x, x, average_attn_weights=False)
+    kept = w.data != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_allclose(w.data[kept], probs.data[kept] / (1 - p), rtol=1e-12)
+    np.testing.assert_allclose(mha.last_attn_weights.data, probs.data, rtol=1e-12)
+    # the output is computed from exactly these weights
+    _, k, v = mha._project(x, x, x, "qkv")
+    heads = w @ mha._split_heads(v, 3)
+    np.testing.assert_allclose(out.data, mha.out_proj(mha._merge_heads(heads, 3, 6)).data,
+                               rtol=1e-12)
 
 
 def test_multihead_attention_errors_name_the_shapes():
