@@ -181,6 +181,24 @@ def test_corruption():
     np.testing.assert_array_equal(model(x).data, model.decode(model.encode(x)).data)
 
 
+@pytest.mark.parametrize("noise", ["gaussian", "masking"])
+def test_denoising_loss_compares_the_output_for_the_corrupted_input_with_the_clean_one(noise):
+    """L = mean((g(f(x̃)) - x)²): the same corruption drawn again gives the same loss, and
+    it is measured against the clean x, not against x̃."""
+    ag.manual_seed(0)
+    model = DenoisingAutoencoder(6, (5,), 3, noise=noise, noise_level=0.5).double()
+    x = ag.tensor(np.random.default_rng(2).uniform(0.1, 0.9, (8, 6)))
+    ag.manual_seed(3)
+    loss, parts = model.loss(x)
+    ag.manual_seed(3)
+    noisy = model.corrupt(x)
+    out = model(noisy).data
+    assert not np.allclose(noisy.data, x.data)
+    assert loss.item() == pytest.approx(np.mean((out - x.data) ** 2), rel=1e-12)
+    assert loss.item() != pytest.approx(np.mean((out - noisy.data) ** 2), rel=1e-3)
+    assert parts["reconstruction"] is loss
+
+
 # ------------------------------------------------------------------------------ sparse
 def test_sparse_autoencoder_mean_activation_approaches_target(digits):
     ag.manual_seed(0)

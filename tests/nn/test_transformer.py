@@ -134,6 +134,27 @@ def test_state_dict_names_and_shapes_match_pytorch():
     assert layers[1][0].linear1.weight is not layers[1][1].linear1.weight
 
 
+SIGNATURE_CLASSES = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
+                     "TransformerEncoder", "TransformerDecoder", "Transformer"]
+
+
+@pytest.mark.parametrize("name", SIGNATURE_CLASSES)
+def test_signatures_and_defaults_are_pytorchs(name):
+    """Constructor and forward take PyTorch's arguments, in its order, with its defaults (no
+    ``device``: everything runs on the CPU; ``activation`` defaults to the name "relu" where
+    PyTorch gives the function)."""
+    import inspect
+    torch = torch_or_skip()
+
+    def params(cls, method):
+        return [(p.name, "relu" if getattr(p.default, "__name__", None) == "relu" else p.default)
+                for p in inspect.signature(getattr(cls, method)).parameters.values()
+                if p.name != "device"]
+    ours, theirs = getattr(nn, name), getattr(torch.nn, name)
+    for method in ("__init__", "forward"):
+        assert params(ours, method) == params(theirs, method), method
+
+
 def test_generate_square_subsequent_mask_matches_pytorch():
     torch = torch_or_skip()
     ours = nn.Transformer.generate_square_subsequent_mask(5)

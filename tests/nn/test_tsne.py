@@ -108,6 +108,19 @@ def test_separates_the_digit_classes():
     assert _knn_accuracy(pca, y) < 0.75
 
 
+def test_momentum_speeds_up_the_descent():
+    """The same run without momentum (plain gradient descent with gains) is left with a
+    clearly higher KL after the same number of steps (measured 0.38 against 0.55)."""
+    X, _ = nn.datasets.load_digits()
+    final = {}
+    for momentum in ((0.5, 0.8), (0.0, 0.0)):
+        tsne = nn.TSNE(perplexity=20, max_iter=150, n_iter_exaggeration=100, random_state=0,
+                       momentum=momentum)
+        tsne.fit_transform(X[:300])
+        final[momentum] = tsne.kl_divergence_
+    assert final[(0.5, 0.8)] < 0.8 * final[(0.0, 0.0)], final
+
+
 def test_random_init_and_errors():
     x = _points(60, 4)
     emb = nn.TSNE(perplexity=5, max_iter=50, n_iter_exaggeration=20, init="random",

@@ -32,6 +32,20 @@ def test_closed_form_kl_equals_monte_carlo_estimate():
     assert log_ratio.mean().item() == pytest.approx(kl, rel=0.01)
 
 
+def test_closed_form_kl_of_each_row_equals_its_monte_carlo_estimate():
+    """A batch of posteriors (3, 5): one KL per row, summed over its 5 latent dimensions, each
+    within 1% of its own 100k-sample estimate (standard error about 0.35%)."""
+    rng = np.random.default_rng(4)
+    mu = ag.tensor(rng.normal(0.0, 0.7, (3, 5)))
+    logvar = ag.tensor(rng.uniform(-1.5, 1.0, (3, 5)))
+    kl = F.gaussian_kl(mu, logvar)
+    assert kl.shape == (3,)
+    ag.manual_seed(0)
+    z = mu + ag.exp(0.5 * logvar) * ag.randn(100_000, 3, 5, dtype=np.float64)
+    log_ratio = F.gaussian_log_likelihood(z, mu, logvar) - F.gaussian_log_likelihood(z, 0.0)
+    np.testing.assert_allclose(log_ratio.data.mean(0), kl.data, rtol=0.01)
+
+
 def test_gaussian_kl_matches_torch_distributions():
     torch = torch_or_skip()
     d = torch.distributions
