@@ -18,6 +18,7 @@ import numpy as np
 from .function import Function, LazyGrad, _check_finite
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
+from .versions import WRITES, written_since
 from .xp import tensor_namespace
 
 
@@ -223,6 +224,15 @@ def _check_versions(node):
                 f"{x.shape}) was modified in place after the forward pass (its version is now "
                 f"{x._version}, it was {version}). Use an out-of-place operation, or clone() "
                 f"the tensor before changing it.")
+    if WRITES.log:
+        for s in node.saved:
+            if written_since(s, node.tick):
+                raise RuntimeError(
+                    f"One of the arrays needed by '{node.name}' for its backward (shape "
+                    f"{s.shape}) was modified in place after the forward pass, through a tensor "
+                    f"sharing its memory (the operation's output, a view, or a detach()-ed "
+                    f"copy). Use an out-of-place operation, or clone() the tensor before "
+                    f"changing it.")
 
 
 def _release(node):

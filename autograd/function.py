@@ -30,6 +30,7 @@ import numpy as np
 
 from .grad_mode import STATE
 from .tensor import Tensor
+from .versions import WRITES
 from .xp import NUMPY
 
 
@@ -50,6 +51,7 @@ class Function:
     #   was saved, to detect in-place changes and to build the differentiable path.
 
     saves_output = False  # True when the last saved value is the forward's own output
+    tick = 0              # clock of in-place writes when the node was recorded (versions.py)
 
     def save(ctx, *arrays, output=None):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward."""
@@ -102,6 +104,7 @@ class Function:
                 if ctx.saved:
                     ctx.inputs = inputs
                     ctx.versions = [x._version if isinstance(x, Tensor) else 0 for x in inputs]
+                    ctx.tick = WRITES.tick
                 if state.module is not None:
                     ctx.module = state.module
                 if state.values:

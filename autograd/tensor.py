@@ -9,6 +9,8 @@ derivative side by side) live in ``autograd/ops``.
 """
 import numpy as np
 
+from .versions import record_write
+
 DEFAULT_DTYPE = np.float32
 
 
@@ -235,6 +237,7 @@ class Tensor:
                 f"gradients wrong. Do it inside `with ag.no_grad():` (e.g. for a parameter "
                 f"update) or use the out-of-place form.")
         self._version += 1
+        record_write(self.data)
 
     def _inplace(self, what, value):
         self._check_inplace(what)

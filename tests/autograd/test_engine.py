@@ -120,8 +120,11 @@ def test_second_backward_through_released_graph_raises():
     x = f64(2.0)
     y = x.exp() * x
     y.backward()
-    with pytest.raises(RuntimeError, match="retain_graph=True"):
+    with pytest.raises(RuntimeError, match=r"second time: operation 'Mul' already released.*"
+                                           r"Pass retain_graph=True"):
         y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        ag.grad(y, x)
 
 
 def test_retain_graph_allows_a_second_backward():
@@ -152,6 +155,30 @@ def test_forward_intermediates_are_freed_after_backward():
     y.backward()                      # releases the saved values
     gc.collect()
     assert ref() is None and arr_ref() is None
+
+
+def test_every_intermediate_of_a_chain_is_freed_after_backward():
+    x = ag.randn(30, 30, requires_grad=True)
+    w = ag.randn(30, 30, requires_grad=True)
+    h, tensors, arrays = x, [], []
+    for _ in range(4):                # matmul, tanh, exp, mul, sigmoid: all save something
+        h = ((h @ w).tanh().exp() * h).sigmoid()
+        tensors.append(weakref.ref(h))
+        arrays.append(weakref.ref(h.data))
+    y = h.sum()
+    del h
+    gc.collect()
+    assert all(r() is not None for r in arrays)       # held by the nodes for backward
+    y.backward()
+    gc.collect()
+    assert all(r() is None for r in tensors) and all(r() is None for r in arrays)
+    nodes, stack = [], [y.grad_fn]
+    while stack:                      # the graph is still reachable from y, but empty
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(p for p in node.parents if isinstance(p, ag.Function))
+    assert len(nodes) > 20 and all(node.saved == () for node in nodes)
+    assert x.grad.shape == (30, 30) and w.grad.shape == (30, 30)
 
 
 def test_graph_is_freed_when_result_is_dropped():
