@@ -88,7 +88,11 @@ class Neg(Function):
 
 
 class Pow(Function):
-    """z = a ** b;   dz/da = b a^(b-1),   dz/db = a^b log(a)   (b may be a constant)"""
+    """z = a ** b;   dz/da = b a^(b-1),   dz/db = a^b log(a)   (b may be a constant).
+
+    At the edges, as PyTorch: dz/da = 0 where b = 0 (not 0 · a⁻¹, NaN at a = 0), and
+    dz/db = 0 where a = 0 and b >= 0 (not 0 · log 0); where a = 0 and b < 0 it is -inf.
+    """
 
     def forward(ctx, a, b):
         out = a ** b
@@ -97,14 +101,27 @@ class Pow(Function):
 
     def backward(ctx, grad):
         a, b, out = ctx.saved
+        xp = ctx.xp
         ga = gb = None
         if ctx.parents[0] is not None:
-            ga = unbroadcast(grad * b * a ** (b - 1), _shape(a))
+            zero = np.equal(_raw(b), 0)
+            if zero.all():
+                ga = xp.where(zero, 0.0, grad)
+            elif zero.any():
+                ga = xp.where(zero, 0.0, grad * b * a ** xp.where(zero, 1.0, b - 1))
+            else:
+                ga = grad * b * a ** (b - 1)
+            ga = unbroadcast(ga, _shape(a))
         if ctx.parents[1] is not None:
-            # PyTorch's convention: the b-gradient is 0 where a == 0 (instead of 0 * log 0)
-            safe_log = ctx.xp.log(ctx.xp.where(a == 0, 1, a))
+            no_log = np.logical_and(np.equal(_raw(a), 0), np.greater_equal(_raw(b), 0))
+            safe_log = xp.log(xp.where(no_log, 1, a)) if no_log.any() else xp.log(a)
             gb = unbroadcast(grad * out * safe_log, _shape(b))
         return ga, gb
+
+
+def _raw(x):
+    """The ndarray (or number) behind an operand, for masks that carry no gradient."""
+    return x.data if isinstance(x, Tensor) else x
 
 
 class Exp(Function):
@@ -418,14 +435,42 @@ def cast(x, dtype):
     return Cast.apply(x, dtype=dtype)
 
 
+class ClampTensor(Function):
+    """y = min(max(x, lo), hi) with tensor bounds (all three broadcast; either bound may be
+    None or a number). The gradient goes, as PyTorch's:
+        dy/dx = 1 where lo <= x <= hi (ties go to x),
+        dy/dlo = 1 where x < lo (and lo < hi),   dy/dhi = 1 where x > hi (or hi < lo)."""
+
+    def forward(ctx, x, lo, hi):
+        out = x if lo is None else np.maximum(x, lo)
+        out = out if hi is None else np.minimum(out, hi)
+        inside = np.ones(out.shape, dtype=bool)
+        below = above = None
+        if lo is not None:
+            inside &= x >= lo
+            below = x < lo
+        if hi is not None:
+            inside &= x <= hi
+            above = x > hi
+        if lo is not None and hi is not None:
+            below = below & np.less(lo, hi)
+            above = above | np.less(hi, lo)
+        ctx.masks = inside, below, above
+        ctx.shapes = _shape(x), _shape(lo), _shape(hi)
+        return out
+
+    def backward(ctx, grad):
+        xp = ctx.xp
+        return tuple(None if p is None else unbroadcast(xp.where(m, grad, 0.0), s)
+                     for p, m, s in zip(ctx.parents, ctx.masks, ctx.shapes))
+
+
 def clamp(x, min=None, max=None):
     """Limit ``x`` to [min, max]; ``min``/``max`` may be numbers or Tensors."""
     if min is None and max is None:
         raise ValueError("clamp: give at least one of min and max")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        if min is not None:
-            x = Maximum.apply(x, min)
-        return x if max is None else Minimum.apply(x, max)
+        return ClampTensor.apply(x, min, max)
     return Clamp.apply(x, lo=min, hi=max)
 
 

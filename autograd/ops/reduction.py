@@ -53,18 +53,24 @@ class Mean(Function):
 
 class Amax(Function):
     """y = max over ``axis``;   dy/dxᵢ = 1/k for the k elements equal to the max, else 0
-    (ties share the gradient evenly, as PyTorch's amax and max() without dim)."""
+    (ties share the gradient evenly, as PyTorch's amax and max() without dim).
 
-    def forward(ctx, x, axis=None, keepdims=False, lowest=False):
+    ``nan_wins``: a NaN result's gradient is shared by the NaN elements (PyTorch's max()/min()
+    without dim); otherwise it is NaN, as PyTorch's amax/amin."""
+
+    def forward(ctx, x, axis=None, keepdims=False, lowest=False, nan_wins=False):
         out = (np.min if lowest else np.max)(x, axis=axis, keepdims=True)
         ctx.save(x)
-        ctx.axis, ctx.out_keep = axis, out
+        ctx.axis, ctx.out_keep, ctx.nan_wins = axis, out, nan_wins
         ctx.in_shape, ctx.kshape = x.shape, out.shape
         return out if keepdims else _drop_axes(out, axis)
 
     def backward(ctx, grad):
         x, = ctx.saved
-        winners = (x.data if isinstance(x, Tensor) else x) == ctx.out_keep
+        x = x.data if isinstance(x, Tensor) else x
+        winners = x == ctx.out_keep
+        if ctx.nan_wins and np.isnan(ctx.out_keep).any():
+            winners |= np.isnan(x) & np.isnan(ctx.out_keep)
         share = (winners / winners.sum(axis=ctx.axis, keepdims=True)).astype(ctx.out_keep.dtype)
         return _expand_grad(ctx, grad) * share
 
@@ -115,6 +121,23 @@ class Prod(Function):
         others = (np.take(before, np.arange(n), axis=axis)
                   * np.take(after, np.arange(1, n + 1), axis=axis))
         return g * others.reshape(ctx.in_shape)
+
+
+class SafeSqrt(Function):
+    """y = √v, the last step of std and of the 2-norm;   dy/dv = 1/(2y), taken as 0 where
+    y = 0 (PyTorch's convention: std or norm of a constant input has gradient 0, not NaN)."""
+
+    def forward(ctx, v):
+        y = np.sqrt(v)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        zero = (y.data if isinstance(y, Tensor) else y) == 0
+        if not zero.any():
+            return grad / (2 * y)
+        return ctx.xp.where(zero, 0.0, grad / (2 * ctx.xp.where(zero, 1.0, y)))
 
 
 class LogSumExp(Function):
@@ -197,8 +220,9 @@ def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
 
 
 def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
-    """Standard deviation: √var."""
-    return var(x, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis).sqrt()
+    """Standard deviation: √var (gradient 0 where it is 0, as PyTorch)."""
+    return SafeSqrt.apply(var(x, dim, keepdim, correction=correction, unbiased=unbiased,
+                              axis=axis))
 
 
 def prod(x, dim=None, keepdim=False, *, axis=None):
@@ -213,8 +237,9 @@ def _extreme(op, x, dim, keepdim, axis, lowest):
     if dim is None:
         if x.numel() == 0:
             raise RuntimeError(f"{op}(): cannot reduce an empty tensor")
-        return Amax.apply(x, axis=None, keepdims=False, lowest=lowest)
+        return Amax.apply(x, axis=None, keepdims=False, lowest=lowest, nan_wins=True)
     d = normalize_dim(dim, x.ndim, op)
+    keepdim = keepdim and x.ndim > 0          # a 0-d tensor stays 0-d, as in PyTorch
     data = x.data if x.ndim else x.data.reshape(1)
     indices = (np.argmin if lowest else np.argmax)(data, axis=d)
     values = PickAlong.apply(x if x.ndim else x.reshape(1), indices, axis=d, keepdims=keepdim)
@@ -285,7 +310,7 @@ def log_softmax(x, dim=-1, *, axis=None):
 def norm(x, p=2, dim=None, keepdim=False):
     """Vector p-norm (Σ|x|ᵖ)^(1/p) over ``dim`` (all elements by default)."""
     if p == 2:
-        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
+        return SafeSqrt.apply((x * x).sum(dim=dim, keepdim=keepdim))
     if p == 1:
         return x.abs().sum(dim=dim, keepdim=keepdim)
     if p == float("inf"):
