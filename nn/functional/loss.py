@@ -12,8 +12,6 @@ from autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
 from ._util import as_array, as_tensor, check_reduction, reduce
 from .activation import log_softmax
 
-_EXP_M100 = math.exp(-100)      # log is clamped at -100, as PyTorch's binary cross-entropy
-
 
 def _check_same_shape(x, y, op):
     """Raise if broadcasting the target would change the prediction's shape (a classic bug:
@@ -171,9 +169,23 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return loss.reshape(loss.shape[1:]) if unbatched else loss
 
 
+def _clamped_log(u):
+    """max(log u, -100) for u in [0, 1], as PyTorch's binary cross-entropy clamps its logs.
+
+    The gradient is 1/u where u is a normal float with log u > -100, and 0 where the clamp
+    holds (u = 0, or u subnormal in float32): the loss is flat there, and 1/u would overflow
+    to ∞ and turn into NaN at the next multiplication by 0."""
+    normal = u.data >= np.finfo(u.dtype).tiny
+    with np.errstate(divide="ignore"):
+        floor = np.maximum(np.log(u.data), -100.0).astype(u.dtype)
+    inner = ag.clamp(ag.log(ag.where(normal, u, np.ones((), u.dtype))), -100.0, None)
+    return ag.where(normal, inner, floor)
+
+
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    """ℓ = -w [y log x + (1 - y) log(1 - x)] for probabilities x in [0, 1]; each log is clamped
-    at -100 (as PyTorch) so x = 0 or 1 gives a finite loss. Prefer
+    """ℓ = -w [y max(log x, -100) + (1 - y) max(log(1 - x), -100)] for probabilities x in
+    [0, 1]: each log is clamped at -100 (as PyTorch), so x = 0 or 1 gives a finite loss and a
+    finite gradient, also in float32 and for saturated inputs such as sigmoid(±1e4). Prefer
     ``binary_cross_entropy_with_logits`` on raw scores: it is exact for any logit."""
     op = "binary_cross_entropy"
     x, y = _pair(input, target, op, reduction)
@@ -183,9 +195,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if ((x.data < 0) | (x.data > 1)).any():
         raise ValueError(f"{op}: every input must be a probability in [0, 1]; apply sigmoid "
                          f"first, or use binary_cross_entropy_with_logits on raw scores")
-    log_x = ag.log(ag.clamp(x, _EXP_M100, None))
-    log_1mx = ag.log(ag.clamp(1 - x, _EXP_M100, None))
-    loss = -(y * log_x + (1 - y) * log_1mx)
+    loss = -(y * _clamped_log(x) + (1 - y) * _clamped_log(1 - x))
     if weight is not None:
         loss = loss * weight
     return reduce(loss, reduction)

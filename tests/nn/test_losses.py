@@ -172,12 +172,91 @@ def test_kl_div_treats_zero_targets_as_zero_contribution():
     np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12)
 
 
-def test_bce_is_finite_at_zero_and_one():
-    x = ag.tensor(np.array([0.0, 1.0, 0.5]), requires_grad=True)
-    loss = nn.BCELoss()(x, ag.tensor(np.array([1.0, 0.0, 1.0])))
-    loss.backward()
-    assert np.isfinite(loss.item()) and loss.item() > 60   # log clamped at -100, as PyTorch
-    assert np.isfinite(x.grad.data).all()
+HUGE = np.array([[1e4, -1e4, 0.0, 3.0], [-1e4, 1e4, 5.0, -1e4], [1e4, 1e4, -1e4, -2.0]])
+HUGE_CLASSES = np.array([1, 0, 2])
+HUGE_PROB = np.full((3, 4), 0.25)
+HUGE_WEIGHT = np.array([1.0, 2.0, 0.5, 3.0])
+
+
+# (name, ours(F, x, dtype), theirs(torch F, x, torch)): losses of logits x = HUGE
+HUGE_CASES = [
+    ("cross_entropy", lambda F, x, dt, r: F.cross_entropy(x, HUGE_CLASSES, reduction=r),
+     lambda F, x, t, r: F.cross_entropy(x, t.tensor(HUGE_CLASSES), reduction=r)),
+    ("cross_entropy-weight-ignore-smoothing",
+     lambda F, x, dt, r: F.cross_entropy(x, np.array([1, -100, 3]), HUGE_WEIGHT.astype(dt),
+                                         reduction=r, label_smoothing=0.1),
+     lambda F, x, t, r: F.cross_entropy(x, t.tensor([1, -100, 3]),
+                                        t.tensor(HUGE_WEIGHT, dtype=x.dtype), reduction=r,
+                                        label_smoothing=0.1)),
+    ("cross_entropy-probabilities",
+     lambda F, x, dt, r: F.cross_entropy(x, HUGE_PROB.astype(dt), reduction=r,
+                                         label_smoothing=0.2),
+     lambda F, x, t, r: F.cross_entropy(x, t.tensor(HUGE_PROB, dtype=x.dtype), reduction=r,
+                                        label_smoothing=0.2)),
+    ("nll_loss-of-log_softmax",
+     lambda F, x, dt, r: F.nll_loss(F.log_softmax(x, 1), HUGE_CLASSES, reduction=r),
+     lambda F, x, t, r: F.nll_loss(F.log_softmax(x, 1), t.tensor(HUGE_CLASSES), reduction=r)),
+    ("binary_cross_entropy_with_logits",
+     lambda F, x, dt, r: F.binary_cross_entropy_with_logits(
+         x, np.eye(3, 4, dtype=dt), HUGE_WEIGHT.astype(dt), reduction=r,
+         pos_weight=HUGE_WEIGHT[::-1].astype(dt)),
+     lambda F, x, t, r: F.binary_cross_entropy_with_logits(
+         x, t.eye(3, 4, dtype=x.dtype), t.tensor(HUGE_WEIGHT, dtype=x.dtype), reduction=r,
+         pos_weight=t.tensor(HUGE_WEIGHT[::-1].copy(), dtype=x.dtype))),
+    ("binary_cross_entropy-of-sigmoid",
+     lambda F, x, dt, r: F.binary_cross_entropy(F.sigmoid(x), np.eye(3, 4, dtype=dt),
+                                                reduction=r),
+     lambda F, x, t, r: F.binary_cross_entropy(t.sigmoid(x), t.eye(3, 4, dtype=x.dtype),
+                                               reduction=r)),
+    ("kl_div-of-log_softmax",
+     lambda F, x, dt, r: F.kl_div(F.log_softmax(x, 1), HUGE_PROB.astype(dt), reduction=r),
+     lambda F, x, t, r: F.kl_div(F.log_softmax(x, 1), t.tensor(HUGE_PROB, dtype=x.dtype),
+                                 reduction=r)),
+    ("kl_div-log_target",
+     lambda F, x, dt, r: F.kl_div(F.log_softmax(x, 1), F.log_softmax(x[::-1], 1),
+                                  reduction=r, log_target=True),
+     lambda F, x, t, r: F.kl_div(F.log_softmax(x, 1), F.log_softmax(x.flip(0), 1),
+                                 reduction=r, log_target=True)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,ours,theirs", HUGE_CASES, ids=[c[0] for c in HUGE_CASES])
+def test_losses_of_logits_of_1e4_are_finite_and_match_pytorch(name, ours, theirs, reduction,
+                                                              dtype):
+    torch = torch_or_skip()
+    x = ag.tensor(HUGE.astype(dtype), requires_grad=True)
+    with np.errstate(over="raise", invalid="raise"):    # no overflow, not even an intermediate
+        loss = ours(nn.functional, x, dtype, reduction)
+        w = np.random.default_rng(0).uniform(0.5, 2.0, loss.shape).astype(dtype)
+        (loss * ag.tensor(w)).sum().backward()
+    t = torch.tensor(HUGE.astype(dtype), requires_grad=True)
+    tl = theirs(torch.nn.functional, t, torch, reduction)
+    (tl * torch.tensor(w)).sum().backward()
+    assert loss.dtype == dtype and x.grad.dtype == dtype
+    assert np.isfinite(loss.data).all() and np.isfinite(x.grad.data).all()
+    tol = 1e-6 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(loss.data, tl.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_bce_clamps_its_logs_at_minus_100_like_pytorch(dtype):
+    torch = torch_or_skip()
+    p = np.array([0.0, 1.0, 0.5, 1.0, 0.0, 1e-30], dtype=dtype)
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0], dtype=dtype)
+    x = ag.tensor(p, requires_grad=True)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        loss = nn.BCELoss(reduction="none")(x, ag.tensor(y))
+        loss.sum().backward()
+    expected = torch.nn.BCELoss(reduction="none")(torch.tensor(p), torch.tensor(y)).numpy()
+    np.testing.assert_allclose(loss.data, expected, rtol=1e-6)
+    assert loss.data[0] == loss.data[1] == 100            # log 0 clamped at -100
+    assert np.isfinite(x.grad.data).all()                  # flat where clamped, never NaN
+    np.testing.assert_allclose(x.grad.data[2:5], [-2.0, -1.0, 1.0])
+    np.testing.assert_allclose(x.grad.data[5], -1e30, rtol=1e-6)   # 1/x: still a normal float
     with pytest.raises(ValueError, match="probability"):
         nn.BCELoss()(ag.tensor([1.5]), ag.tensor([1.0]))
 
