@@ -45,9 +45,9 @@ def save(obj, path):
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".npz")
     try:
-        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
+            os.chmod(tmp, mode)
+            _write_npz(f, arrays)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -55,6 +55,16 @@ def save(obj, path):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+
+
+def _write_npz(f, arrays):
+    """Write ``arrays`` (name -> ndarray) as an uncompressed ``.npz``: one ``name.npy`` per
+    array, as ``numpy.savez`` does, but any name works (``numpy.savez`` takes its keyword
+    arguments, so names such as "file" or "allow_pickle" would be lost) and pickle is off."""
+    with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, data in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(data), allow_pickle=False)
 
 
 def _join(path, key):
@@ -113,10 +123,15 @@ def load(path):
             if MANIFEST not in npz.files:
                 raise SerializationError(f"load: {path!r} is an .npz file but was not written "
                                          f"by nn.save (it has no '{MANIFEST}' entry)")
-            manifest = json.loads(str(npz[MANIFEST]))
-            if manifest.get("format") != FORMAT:
-                raise SerializationError(f"load: {path!r} has an unknown format "
-                                         f"{manifest.get('format')!r}")
+            entry = npz[MANIFEST]
+            if entry.dtype.kind != "U" or entry.ndim:
+                raise SerializationError(f"load: {path!r} has a '{MANIFEST}' entry that is not "
+                                         f"a manifest written by nn.save")
+            manifest = json.loads(str(entry))
+            if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+                found = manifest.get("format") if isinstance(manifest, dict) else manifest
+                raise SerializationError(f"load: {path!r} has an unknown format {found!r}; "
+                                         f"expected a state file written by nn.save")
             if manifest.get("version") != VERSION:
                 raise SerializationError(f"load: {path!r} has format version "
                                          f"{manifest.get('version')!r}; this version of "
@@ -130,8 +145,11 @@ def load(path):
                                      f"code when loaded; refusing to load it") from None
         raise SerializationError(f"load: {path!r} is not a valid state file "
                                  f"(corrupted or not written by nn.save): {e}") from None
-    except (zipfile.BadZipFile, EOFError, OSError, KeyError, json.JSONDecodeError,
-            TypeError) as e:
+    except RecursionError:
+        raise SerializationError(f"load: {path!r} nests its content too deeply to be a state "
+                                 f"file written by nn.save") from None
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError, IndexError, AttributeError,
+            json.JSONDecodeError, TypeError) as e:
         raise SerializationError(f"load: {path!r} is truncated or corrupted ({type(e).__name__}"
                                  f": {e}); it cannot be read as a state file written by "
                                  f"nn.save") from None
@@ -139,7 +157,11 @@ def load(path):
 
 def _decode(node, npz):
     if "tensor" in node:
-        return Tensor(npz[node["tensor"]])
+        data = npz[node["tensor"]]
+        if data.dtype.kind not in "biuf":
+            raise SerializationError(f"load: tensor '{node['tensor']}' has dtype {data.dtype}; "
+                                     f"a saved tensor holds numbers")
+        return Tensor(data)
     if "array" in node:
         return npz[node["array"]]
     if "value" in node:

@@ -105,19 +105,70 @@ def test_truncated_corrupted_and_foreign_files_raise_clear_errors(tmp_path):
 
 def test_a_failed_save_leaves_the_old_file_intact(tmp_path, monkeypatch):
     path = tmp_path / "model.npz"
-    nn.save({"w": np.ones(3)}, path)
+    nn.save({"w": np.ones(3), "v": np.arange(4.0)}, path)
     before = path.read_bytes()
+    write_array = np.lib.format.write_array
+    written = []
 
-    def fail(*args, **kwargs):
-        raise OSError("disk full")
+    def fail_after_the_first_array(*args, **kwargs):
+        if written:
+            raise OSError("disk full")
+        written.append(True)
+        return write_array(*args, **kwargs)
 
-    monkeypatch.setattr(np, "savez", fail)
+    monkeypatch.setattr(np.lib.format, "write_array", fail_after_the_first_array)
     with pytest.raises(OSError, match="disk full"):
-        nn.save({"w": np.zeros(3)}, path)
+        nn.save({"w": np.zeros(3), "v": np.zeros(4)}, path)
+    assert written                                        # it failed half way through
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["model.npz"]          # no temporary file left behind
     monkeypatch.undo()
     np.testing.assert_array_equal(nn.load(path)["w"], np.ones(3))
+    with pytest.raises(TypeError, match="object array"):  # refused before anything is written
+        nn.save({"w": np.zeros(3), "o": np.array([None])}, path)
+    assert path.read_bytes() == before
+
+
+def test_any_key_round_trips_even_numpy_savez_keywords(tmp_path):
+    state = {"file": np.ones(2), "allow_pickle": np.arange(3), "__dagrad__": np.zeros(1),
+             "a/b": ag.tensor(np.full(2, 7.0, dtype=np.float32)), 0: np.array(True),
+             "0": np.array([1.5])}
+    nn.save(state, tmp_path / "keys.npz")
+    loaded = nn.load(tmp_path / "keys.npz")
+    assert list(loaded) == list(state)
+    for key, value in state.items():
+        expected = value.data if isinstance(value, ag.Tensor) else value
+        got = loaded[key].data if isinstance(value, ag.Tensor) else loaded[key]
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def _manifest_file(path, manifest, **arrays):
+    np.savez(path, __dagrad__=manifest, **arrays)
+    return path
+
+
+@pytest.mark.parametrize("manifest,arrays,message", [
+    (np.array("[1, 2]"), {}, "unknown format"),
+    (np.array(3.0), {}, "not a manifest"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": '
+              + '{"list": [' * 3000 + '{"value": 1}' + ']}' * 3000 + "}"), {}, "too deeply"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": {"tensor": "w"}}'),
+     {"w": np.array(["import os"])}, "holds numbers"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": {"array": "missing"}}'), {},
+     "truncated or corrupted"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": {"dict": [["w"]]}}'), {},
+     "not a valid state file"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": {"dict": [[["k"], '
+              '{"value": 1}]]}}'), {}, "truncated or corrupted"),
+    (np.array('{"format": "dagrad.state", "version": 1, "tree": {"code": "rm"}}'), {},
+     "unknown entry"),
+], ids=["list", "number", "deep", "string-tensor", "missing-array", "short-item",
+        "unhashable-key", "unknown-node"])
+def test_hostile_manifests_raise_serialization_errors(tmp_path, manifest, arrays, message):
+    path = _manifest_file(tmp_path / "hostile.npz", manifest, **arrays)
+    with pytest.raises(nn.SerializationError, match=message):
+        nn.load(path)
 
 
 def test_unsupported_values_are_named(tmp_path):
