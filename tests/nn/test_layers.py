@@ -109,23 +109,36 @@ def test_matches_pytorch(name, ours, theirs, arrays):
     module_parity(ours(), reference, arrays)
 
 
-def test_batchnorm_running_statistics_match_pytorch_after_several_steps():
+@pytest.mark.parametrize("momentum,affine,shape", [(0.1, True, (8, 4)), (None, True, (8, 4)),
+                                                   (0.3, False, (5, 4, 3))])
+def test_batchnorm_running_statistics_match_pytorch_after_several_steps(momentum, affine,
+                                                                        shape):
     torch = torch_or_skip()
-    for momentum in (0.1, None):
-        ours, theirs = nn.BatchNorm1d(4, momentum=momentum), torch.nn.BatchNorm1d(
-            4, momentum=momentum)
-        ours.double(), theirs.double()
-        for step in range(5):
-            x = np.random.default_rng(step).normal(step, 1 + step, (8, 4))
-            ours(ag.tensor(x))
-            theirs(torch.tensor(x))
-        for name, value in theirs.state_dict().items():
-            np.testing.assert_allclose(ours.state_dict()[name].data, value.numpy(), rtol=1e-12,
-                                       err_msg=name)
-        ours.eval(), theirs.eval()
-        x = np.random.default_rng(9).standard_normal((3, 4))
-        np.testing.assert_allclose(ours(ag.tensor(x)).data,
-                                   theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)
+    theirs = torch.nn.BatchNorm1d(4, momentum=momentum, affine=affine).double()
+    with torch.no_grad():
+        for p in theirs.parameters():
+            p.add_(torch.linspace(-0.3, 0.4, 4, dtype=torch.float64))
+    ours = nn.BatchNorm1d(4, momentum=momentum, affine=affine).double()
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    for step in range(5):
+        x = np.random.default_rng(step).normal(step, 1 + step, shape)
+        xs, ts = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        w = np.random.default_rng(10 + step).standard_normal(shape)
+        (ours(xs) * ag.tensor(w)).sum().backward()
+        (theirs(ts) * torch.tensor(w)).sum().backward()
+        np.testing.assert_allclose(xs.grad.data, ts.grad.numpy(), rtol=1e-9, atol=1e-12)
+    for name, p in theirs.named_parameters():      # gradients accumulated over the 5 steps
+        np.testing.assert_allclose(getattr(ours, name).grad.data, p.grad.numpy(), rtol=1e-9,
+                                   err_msg=name)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for name, value in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[name].data, value.numpy(), rtol=1e-12,
+                                   err_msg=name)
+    assert ours.num_batches_tracked.item() == 5
+    ours.eval(), theirs.eval()
+    x = np.random.default_rng(9).standard_normal((3,) + shape[1:])
+    np.testing.assert_allclose(ours(ag.tensor(x)).data,
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)
 
 
 def test_batchnorm_uses_batch_statistics_in_train_and_running_ones_in_eval():

@@ -86,12 +86,21 @@ def _digits_loaders(seed=0):
     return train, test
 
 
-def test_mlp_on_digits_reaches_97_percent():
+def _optimizer(name, params):
+    if name == "sgd-momentum":
+        return sgd(params, lr=0.05, momentum=0.9)
+    if optim is None:
+        pytest.skip("optim.Adam needs the optim package")
+    return optim.Adam(params, lr=1e-3)
+
+
+@pytest.mark.parametrize("optimizer_name", ["sgd-momentum", "adam"])
+def test_mlp_on_digits_reaches_97_percent(optimizer_name):
     train, test = _digits_loaders()
     ag.manual_seed(0)
     model = nn.models.MLP([64, 128, 64, 10])
     loss_fn = nn.CrossEntropyLoss()
-    optimizer = sgd(model.parameters(), lr=0.05)
+    optimizer = _optimizer(optimizer_name, model.parameters())
     for epoch in range(30):                       # the loop written out, as in the notebooks
         model.train()
         for x, y in train:
@@ -106,7 +115,8 @@ def test_mlp_on_digits_reaches_97_percent():
             correct += int((model(x).argmax(dim=1) == y).data.sum())
             total += len(y)
     assert total == 359
-    assert correct / total >= 0.97
+    assert correct / total >= 0.97, f"test accuracy {correct / total:.4f}"
+    assert [p.dtype for p in model.parameters()] == [np.float32] * 6
 
 
 def test_fit_records_history_and_learns_with_dropout_and_batch_norm(capsys):

@@ -87,3 +87,64 @@ def test_load_restores_options_and_adamw_stays_decoupled():
     assert (group["lr"], group["weight_decay"]) == (0.5, 0.3)
     assert group["decoupled_weight_decay"] is True
     assert len(group["params"]) == 1 and group["params"][0] is p
+
+
+GROUP_CASES = [case for case in CASES if case[2] is not None]   # one per optimizer
+
+
+@pytest.mark.parametrize("case", GROUP_CASES, ids=case_id)
+def test_model_optimizer_and_scheduler_saved_to_a_file_at_step_20_resume_exactly(tmp_path,
+                                                                                 case):
+    """The checkpoint a training script writes: model (with batch-norm buffers), optimizer with
+    two parameter groups and a warm-up-then-cosine scheduler, through nn.save / nn.load."""
+    import nn
+    from optim import lr_scheduler
+    name, kwargs, groups = case
+    rng = np.random.default_rng(0)
+    batches = [(rng.standard_normal((8, 4)), rng.integers(0, 3, 8)) for _ in range(50)]
+
+    def make(seed):
+        ag.manual_seed(seed)
+        model = nn.models.MLP([4, 6, 3], norm="batch").double()
+        first, rest = list(model[0].parameters()), list(model[1:].parameters())
+        optimizer = getattr(optim, name)([dict(groups[0], params=first),
+                                          dict(groups[1], params=rest)], **kwargs)
+        scheduler = lr_scheduler.SequentialLR(
+            optimizer, [lr_scheduler.LinearLR(optimizer, start_factor=0.2, total_iters=5),
+                        lr_scheduler.CosineAnnealingLR(optimizer, T_max=40)], milestones=[5])
+        return model, optimizer, scheduler
+
+    def run(model, optimizer, scheduler, steps):
+        for x, y in steps:
+            loss = nn.functional.cross_entropy(model(ag.tensor(x)), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+
+    reference = make(0)
+    run(*reference, batches)
+
+    model, optimizer, scheduler = make(0)
+    run(model, optimizer, scheduler, batches[:20])
+    path = tmp_path / "checkpoint.npz"
+    nn.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+             "scheduler": scheduler.state_dict(), "step": 20}, path)
+    del model, optimizer, scheduler
+
+    checkpoint = nn.load(path)
+    model, optimizer, scheduler = make(1)          # a different initialisation, overwritten
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    scheduler.load_state_dict(checkpoint["scheduler"])
+    run(model, optimizer, scheduler, batches[checkpoint["step"]:])
+
+    expected = reference[0].state_dict()
+    assert list(model.state_dict()) == list(expected)
+    for key, value in model.state_dict().items():
+        np.testing.assert_array_equal(value.data, expected[key].data, err_msg=key)
+    assert scheduler.get_last_lr() == reference[2].get_last_lr()
+    for ours, ref in zip(optimizer.param_groups, reference[1].param_groups):
+        for p, q in zip(ours["params"], ref["params"]):
+            for key, value in optimizer.state[p].items():
+                np.testing.assert_array_equal(value, reference[1].state[q][key], err_msg=key)
