@@ -78,4 +78,3 @@ class Upsample(Module):
         what = f"size={self.size}" if self.size is not None else (
             f"scale_factor={self.scale_factor}")
         return f"{what}, mode={self.mode!r}"
-

@@ -186,6 +186,7 @@ class MGU(_GatedUnit):
     h_n); shapes as in ``RNNBase``; ``weight_ih_l{k}`` (2H, in), ``weight_hh_l{k}`` (2H, H)."""
     mode = "MGU"
 
+
 def init_forget_bias_(module, value=1.0):
     """Set the forget-gate bias of every LSTM layer and LSTMCell in ``module`` to ``value``
     (bias_ih's forget block to ``value``, bias_hh's to 0, so their sum is ``value``); returns

@@ -23,6 +23,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+
 def _rnn_step(xt, h, weights):
     """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x)."""
     w_hh, w_t, phi = weights

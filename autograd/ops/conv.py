@@ -67,9 +67,11 @@ def window(op, size, kernel, stride, padding, dilation, ceil_mode=False):
         if ceil_mode and (m - 1) * s >= n + lo:
             m -= 1
         if span < 0 or m <= 0:
+            # padding as the user gives it: one number per axis, a (lo, hi) pair if uneven
+            shown = tuple(a if a == b else (a, b) for a, b in padding)
             raise ValueError(
                 f"{op}: input of spatial size {tuple(size)} is too small for kernel_size "
-                f"{tuple(kernel)} with stride {tuple(stride)}, padding {tuple(padding)} and "
+                f"{tuple(kernel)} with stride {tuple(stride)}, padding {shown} and "
                 f"dilation {tuple(dilation)}: the dilated kernel spans "
                 f"{tuple(dd * (kk - 1) + 1 for kk, dd in zip(kernel, dilation))} pixels, more "
                 f"than the padded input. Use a larger input, more padding or a smaller kernel.")

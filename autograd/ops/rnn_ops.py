@@ -219,7 +219,6 @@ def gru_cell(xg, hg, h_prev):
     return GRUCell.apply(xg, hg, h_prev)
 
 
-
 def recurrent_gates(x, h, weight, weight_t=None):
     """a = a_x + h Wᵀ (a_x may be None): see ``RecurrentGates``."""
     return RecurrentGates.apply(x, h, weight, weight_t=weight_t)

@@ -80,4 +80,3 @@ class CharLM(Module):
             self.train(was_training)
         out = np.concatenate(pieces, axis=1)
         return ag.tensor(out[0] if one else out)
-

@@ -54,7 +54,8 @@ class Seq2SeqRNN(Module):
         directions = 2 if bidirectional else 1
         enc_size = directions * hidden_size
         self.cell, self.attention_kind, self.pad_idx = cell, attention, pad_idx
-        self.hidden_size, self.num_layers, self.bidirectional = hidden_size, num_layers, bidirectional
+        self.hidden_size, self.num_layers = hidden_size, num_layers
+        self.bidirectional = bidirectional
         self.src_embedding = Embedding(src_vocab_size, embedding_dim, padding_idx=pad_idx)
         self.tgt_embedding = Embedding(tgt_vocab_size, embedding_dim, padding_idx=pad_idx)
         self.encoder = layer_cls(embedding_dim, hidden_size, num_layers, batch_first=True,

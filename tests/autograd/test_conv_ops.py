@@ -1,7 +1,8 @@
 """Convolution operations (autograd.ops.conv): PyTorch parity of outputs and of the gradients
-for input, weight and bias over the option grid, float64 gradcheck on a covering subset, and
-second derivatives (create_graph) through the convolution's backward."""
+for input, weight and bias over the whole option grid, float64 gradcheck over the same grid on
+smaller inputs, and second derivatives (create_graph) through the convolution's backward."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -14,8 +15,14 @@ from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_ski
 C_IN = 4
 C_OUT = {1: 6, 2: 4, C_IN: 8}     # groups -> out channels (depthwise with multiplier 2)
 SIZE = (7, 6)                     # non-square
+# Finite differences cost two forward passes per input element: tiny shapes for gradcheck.
+SMALL, SMALL_OUT = (5, 4), {1: 2, 2: 2, C_IN: 4}
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
+              pytest.mark.filterwarnings("ignore:Using padding=.same. with even kernel")]
+# 'same' with an odd total padding d·(k-1) puts the extra pixel on the high side (as PyTorch)
+UNEVEN_SAME = [pytest.param(2, 1, "same", 1, 2, 3, id="k2-s1-psame-d1-g2-n3"),
+               pytest.param(4, 1, "same", 1, 1, 1, id="k4-s1-psame-d1-g1-n1")]
 
 
 def _conv_out(n, k, s, p, d):
@@ -23,14 +30,31 @@ def _conv_out(n, k, s, p, d):
     return (n + lo_hi - d * (k - 1) - 1) // s + 1
 
 
-def _conv_grid(size=SIZE):
+def _fit(size, k, p, d):
+    """``size`` grown, where needed, to the smallest non-square (H, H - 1) at which the dilated
+    kernel fits the padded input, so that every combination of the grid is tested."""
+    need = d * (k - 1) + 1 - (0 if p == "same" else 2 * p)
+    return (max(size[0], need + 1), max(size[1], need))
+
+
+def _conv_grid():
     for k, s, p, d, g, n in itertools.product((1, 3, 5), (1, 2), (0, 1, "same"), (1, 2),
                                                (1, 2, C_IN), (1, 3)):
         if p == "same" and s != 1:
             continue     # PyTorch (and dagrad) refuse 'same' for strided convolutions
-        if min(_conv_out(m, k, s, p, d) for m in size) < 1:
-            continue
         yield pytest.param(k, s, p, d, g, n, id=f"k{k}-s{s}-p{p}-d{d}-g{g}-n{n}")
+
+
+def test_conv_grid_is_complete():
+    """Every kernel/stride/padding/dilation combination PyTorch accepts is in the grid (30:
+    'same' needs stride 1) for each groups and batch size, each on a non-square input it
+    fits, for parity (SIZE) and for gradcheck (SMALL)."""
+    grid = [case.values for case in _conv_grid()]
+    assert len(grid) == 3 * (3 * 2 + 2 * 2) * 3 * 2
+    for k, s, p, d, g, n in grid:
+        for size in (SIZE, SMALL):
+            h, w = _fit(size, k, p, d)
+            assert h != w and min(_conv_out(m, k, s, p, d) for m in (h, w)) >= 1
 
 
 def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, c_out=C_OUT):
@@ -39,12 +63,12 @@ def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, c_out=C_OUT):
     return random_inputs(shapes)
 
 
-@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()))
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
 def test_conv2d_matches_pytorch(k, s, p, d, g, n):
     torch = torch_or_skip()
     torch_parity(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g),
                  lambda x, w, b: torch.nn.functional.conv2d(x, w, b, s, p, d, g),
-                 _conv_arrays(k, g, n), rtol=1e-10, atol=1e-10)
+                 _conv_arrays(k, g, n, size=_fit(SIZE, k, p, d)), rtol=1e-10, atol=1e-10)
 
 
 def _transposed_grid():
@@ -63,13 +87,9 @@ def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
                  _conv_arrays(k, g, n, size=(4, 3), transposed=True), rtol=1e-10, atol=1e-10)
 
 
-# Finite differences cost two forward passes per input element: tiny shapes for the grid.
-SMALL, SMALL_OUT = (5, 4), {1: 2, 2: 2, C_IN: 4}
-
-
-@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid(SMALL)))
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
 def test_conv2d_gradcheck(k, s, p, d, g, n):
-    xs = leaves(_conv_arrays(k, g, n, size=SMALL, c_out=SMALL_OUT))
+    xs = leaves(_conv_arrays(k, g, n, size=_fit(SMALL, k, p, d), c_out=SMALL_OUT))
     assert ag.gradcheck(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g), xs)
 
 
@@ -79,16 +99,17 @@ def test_conv_transpose2d_gradcheck(k, s, p, op, d, g, n):
     assert ag.gradcheck(lambda x, w, b: C.conv_transpose2d(x, w, b, s, p, op, g, d), xs)
 
 
-@pytest.mark.parametrize("k,s,p,d,g", [(3, 1, 1, 1, 1), (2, 2, 0, 1, 2), (3, 1, "same", 2, 4),
-                                       (1, 2, 0, 1, 4)])
-def test_conv1d_matches_pytorch_and_gradcheck(k, s, p, d, g):
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + [
+    pytest.param(2, 1, "same", 3, 4, 1, id="k2-s1-psame-d3-g4-n1")])
+def test_conv1d_matches_pytorch_and_gradcheck(k, s, p, d, g, n):
     torch = torch_or_skip()
-    arrays = random_inputs([(3, C_IN, 9), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
+    length, small = (max(m, _fit((m + 1, m), k, p, d)[1]) for m in (9, 6))
+    arrays = random_inputs([(n, C_IN, length), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
     torch_parity(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g),
                  lambda x, w, b: torch.nn.functional.conv1d(x, w, b, s, p, d, g), arrays,
                  rtol=1e-10, atol=1e-10)
-    small = random_inputs([(1, C_IN, 6), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
-    assert ag.gradcheck(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g), leaves(small))
+    xs = random_inputs([(n, C_IN, small), (SMALL_OUT[g], C_IN // g, k), (SMALL_OUT[g],)])
+    assert ag.gradcheck(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g), leaves(xs))
 
 
 def test_conv_without_bias_and_unbatched_input():
@@ -162,8 +183,22 @@ def test_errors_name_sizes_and_options():
     with pytest.raises(ValueError, match=r"\(4, 3\).*kernel_size \(5, 5\).*stride \(2, 2\)"
                                          r".*padding.*dilation \(1, 1\)"):
         C.conv2d(x, ag.randn(1, 2, 5, 5), stride=2)
-    with pytest.raises(ValueError, match="dilation \\(3,\\)"):
+    with pytest.raises(ValueError, match=re.escape(
+            "conv2d: input of spatial size (4, 3) is too small for kernel_size (3, 2) with "
+            "stride (1, 3), padding (0, 1) and dilation (2, 4)")):
+        C.conv2d(x, ag.randn(1, 2, 3, 2), stride=(1, 3), padding=(0, 1), dilation=(2, 4))
+    with pytest.raises(ValueError, match=re.escape(
+            "conv1d: input of spatial size (5,) is too small for kernel_size (3,) with stride "
+            "(1,), padding (0,) and dilation (3,)")):
         C.conv1d(ag.randn(1, 2, 5), ag.randn(1, 2, 3), dilation=3)
+    with pytest.raises(ValueError, match=re.escape(
+            "conv_transpose2d: output size (1, -1) would be empty for input size (2, 1), "
+            "kernel_size (1, 1), stride (2, 2), padding (1, 1), dilation (1, 1) and "
+            "output_padding (0, 0)")):
+        C.conv_transpose2d(ag.randn(1, 2, 2, 1), ag.randn(2, 1, 1, 1), stride=2, padding=1)
+    with pytest.raises(ValueError, match=re.escape(
+            "unfold: input of spatial size (4, 3) is too small for kernel_size (2, 5)")):
+        C.unfold(x, (2, 5))
     with pytest.raises(ValueError, match="2 channels.*groups=2"):
         C.conv2d(x, ag.randn(4, 2, 3, 3), groups=2)
     with pytest.raises(ValueError, match="'same' needs stride 1"):

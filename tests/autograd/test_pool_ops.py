@@ -1,6 +1,8 @@
 """Pooling and resampling operations (autograd.ops.pool): PyTorch parity of outputs and input
-gradients over every option, float64 gradcheck, and second derivatives."""
+gradients over every option (batch 1 and 3, non-square inputs and per-axis options), float64
+gradcheck, and second derivatives."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -55,40 +57,75 @@ def test_max_pool2d_ties_go_to_the_first_maximum():
 
 
 def _avg_grid():
-    for k, s, p, ceil, inc, div in itertools.product((1, 2, 3), (None, 1, 2), (0, 1),
-                                                     (False, True), (True, False), (None, 3)):
+    for k, s, p, ceil, inc, div, n in itertools.product((1, 2, 3), (None, 1, 2), (0, 1),
+                                                        (False, True), (True, False), (None, 3),
+                                                        (1, 3)):
         if p > k // 2:
             continue
-        yield pytest.param(k, s, p, ceil, inc, div,
-                           id=f"k{k}-s{s}-p{p}-ceil{ceil}-inc{inc}-div{div}")
+        yield pytest.param(k, s, p, ceil, inc, div, n,
+                           id=f"k{k}-s{s}-p{p}-ceil{ceil}-inc{inc}-div{div}-n{n}")
 
 
-@pytest.mark.parametrize("k,s,p,ceil,inc,div", list(_avg_grid()))
-def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div):
+@pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
+def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div, n):
     torch = torch_or_skip()
     torch_parity(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div),
                  lambda x: torch.nn.functional.avg_pool2d(x, k, s, p, ceil, inc, div),
-                 random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
+                 random_inputs([(n,) + SHAPE[1:]]), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("k,s,p,ceil,inc,div", list(_avg_grid()))
-def test_avg_pool2d_gradcheck(k, s, p, ceil, inc, div):
-    x = leaves(random_inputs([(2, 2, 5, 4)]))
+@pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
+def test_avg_pool2d_gradcheck(k, s, p, ceil, inc, div, n):
+    x = leaves(random_inputs([(n, 2, 5, 4)]))
     assert ag.gradcheck(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div), x)
 
 
-@pytest.mark.parametrize("size", [1, (2, 3), (7, 6), (4, None), (9, 11), (5, 4)])
-def test_adaptive_avg_pool2d_matches_pytorch(size):
+# Per-axis options: a non-square kernel, and stride, padding and dilation differing by axis.
+TUPLE_OPTIONS = [
+    ("max", dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2))),
+    ("max", dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 1), dilation=(2, 1),
+                 ceil_mode=True)),
+    ("max", dict(kernel_size=(1, 3), stride=(3, 2), padding=(0, 1), ceil_mode=True)),
+    ("avg", dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0))),
+    ("avg", dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 1), ceil_mode=True,
+                 count_include_pad=False)),
+    ("avg", dict(kernel_size=(1, 3), stride=(3, 2), padding=(0, 1), ceil_mode=True,
+                 divisor_override=2)),
+]
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("kind,kwargs", TUPLE_OPTIONS,
+                         ids=[f"{kind}-{k}" for k, (kind, _) in enumerate(TUPLE_OPTIONS)])
+def test_pool_per_axis_options_match_pytorch_and_gradcheck(kind, kwargs, n):
     torch = torch_or_skip()
+    ours = {"max": P.max_pool2d, "avg": P.avg_pool2d}[kind]
+    theirs = getattr(torch.nn.functional, f"{kind}_pool2d")
+    torch_parity(lambda x: ours(x, **kwargs), lambda x: theirs(x, **kwargs),
+                 random_inputs([(n,) + SHAPE[1:]]), rtol=1e-12, atol=1e-12)
+    assert ag.gradcheck(lambda x: ours(x, **kwargs), leaves(random_inputs([(n, 2, 6, 5)])))
+    if kind == "max":
+        x, = random_inputs([(n,) + SHAPE[1:]], seed=2)
+        _, idx = ours(ag.tensor(x), **kwargs, return_indices=True)
+        _, tidx = theirs(torch.tensor(x), **kwargs, return_indices=True)
+        np.testing.assert_array_equal(idx.data, tidx.numpy())
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("size", [1, (2, 3), (7, 6), (4, None), (9, 11), (5, 4)])
+def test_adaptive_avg_pool2d_matches_pytorch(size, n):
+    torch = torch_or_skip()
+    shape = (n,) + SHAPE[1:]
     torch_parity(lambda x: P.adaptive_avg_pool2d(x, size),
                  lambda x: torch.nn.functional.adaptive_avg_pool2d(x, size),
-                 random_inputs([SHAPE]), rtol=1e-12, atol=1e-12)
-    assert ag.gradcheck(lambda x: P.adaptive_avg_pool2d(x, size), leaves(random_inputs([SHAPE])))
+                 random_inputs([shape]), rtol=1e-12, atol=1e-12)
+    assert ag.gradcheck(lambda x: P.adaptive_avg_pool2d(x, size), leaves(random_inputs([shape])))
 
 
 @pytest.mark.parametrize("shape,kwargs", [
     (SHAPE, dict(scale_factor=2)), (SHAPE, dict(scale_factor=(1.5, 3))),
     (SHAPE, dict(scale_factor=0.5)), (SHAPE, dict(size=(10, 4))), (SHAPE, dict(size=5)),
+    ((1, 2, 5, 4), dict(scale_factor=3)), ((1, 2, 5, 4), dict(size=(3, 9), mode="bilinear")),
     ((2, 3, 5), dict(scale_factor=2)), ((2, 3, 5), dict(size=8)),
     (SHAPE, dict(scale_factor=2, mode="bilinear")),
     (SHAPE, dict(size=(4, 9), mode="bilinear")),
@@ -149,9 +186,18 @@ def test_unbatched_input_and_float32():
 
 def test_errors_name_sizes_and_options():
     x = ag.randn(1, 2, 3, 4)
-    with pytest.raises(ValueError, match=r"\(3, 4\).*kernel_size \(5, 5\).*stride.*padding"
-                                         r".*dilation"):
+    with pytest.raises(ValueError, match=re.escape(
+            "max_pool2d: input of spatial size (3, 4) is too small for kernel_size (5, 5) with "
+            "stride (5, 5), padding (0, 0) and dilation (1, 1)")):
         P.max_pool2d(x, 5)
+    with pytest.raises(ValueError, match=re.escape(
+            "max_pool2d: input of spatial size (3, 4) is too small for kernel_size (3, 2) with "
+            "stride (1, 2), padding (1, 0) and dilation (3, 1)")):
+        P.max_pool2d(x, (3, 2), (1, 2), (1, 0), (3, 1))
+    with pytest.raises(ValueError, match=re.escape(
+            "avg_pool2d: input of spatial size (3, 4) is too small for kernel_size (2, 6) with "
+            "stride (2, 1), padding (1, 0) and dilation (1, 1)")):
+        P.avg_pool2d(x, (2, 6), (2, 1), (1, 0))
     with pytest.raises(ValueError, match="at most half of kernel_size"):
         P.avg_pool2d(x, 2, padding=2)
     with pytest.raises(ValueError, match="mode 'bicubic' is not supported"):

@@ -1,6 +1,8 @@
 """Recurrent cells and layers: float64 gradcheck of every cell (peephole LSTM and MGU included),
 PyTorch parity of RNN/GRU/LSTM layers (outputs, final states, gradients of the input, the
-initial states and every parameter), parameter layout, shapes and errors."""
+initial states and every parameter), parameter layout, the graph of a layer (one input product
+per sequence, one gate product per step), shapes and errors."""
+import collections
 import itertools
 
 import numpy as np
@@ -8,6 +10,7 @@ import pytest
 
 import autograd as ag
 import nn
+from autograd.function import Function
 from autograd.ops import rnn_ops
 from tests.helpers import module_parity, torch_or_skip
 
@@ -34,7 +37,10 @@ CELLS = {
     "LSTMCell-peephole": lambda: nn.LSTMCell(3, 4, peephole=True),
     "LSTMCell-nobias": lambda: nn.LSTMCell(3, 4, bias=False),
     "GRUCell": lambda: nn.GRUCell(3, 4),
+    "GRUCell-nobias": lambda: nn.GRUCell(3, 4, bias=False),
     "MGUCell": lambda: nn.MGUCell(3, 4),
+    "MGUCell-nobias": lambda: nn.MGUCell(3, 4, bias=False),
+    "LSTMCell-peephole-nobias": lambda: nn.LSTMCell(3, 4, bias=False, peephole=True),
 }
 
 
@@ -300,3 +306,38 @@ def test_errors_name_the_layer_and_the_shapes():
     with pytest.raises(ValueError, match=r"LSTMCell: expected h of shape \(3, 4\) .* got "
                                          r"\(3, 5\)"):
         nn.LSTMCell(IN, H)(ag.zeros(N, IN), (ag.zeros(N, 5), ag.zeros(N, H)))
+
+
+def _graph_nodes(*outputs):
+    """Every recorded operation that ``outputs`` depend on (each node once)."""
+    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
+    seen = {}
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack.extend(p for p in node.parents if isinstance(p, Function))
+    return list(seen.values())
+
+
+@pytest.mark.parametrize("mode,step_ops", [("RNN", {"Tanh": 1}),
+                                           ("LSTM", {"LSTMCellState": 1, "LSTMCellOutput": 1}),
+                                           ("GRU", {"GRUCell": 1})])
+def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step_ops):
+    """For each layer and direction, x Wᵢₕᵀ for all L steps is a single Linear node (its input
+    holds the whole sequence); each step adds exactly one recurrent product h Wₕₕᵀ for all gates
+    (RecurrentGates) and its fused gate update; there is no other matrix product."""
+    layers, directions = 2, 2
+    layer = getattr(nn, mode)(IN, H, num_layers=layers, bidirectional=True, batch_first=True)
+    out, h_n = layer(ag.tensor(_x(N, T, IN).astype(np.float32), requires_grad=True))
+    nodes = _graph_nodes(out, *(h_n if isinstance(h_n, tuple) else (h_n,)))
+    counts = collections.Counter(node.name for node in nodes)
+    runs = layers * directions
+    assert counts["Linear"] == runs, counts
+    assert sorted(node.saved[0].shape[:2] for node in nodes if node.name == "Linear") == \
+        [(N, T)] * runs                              # each reads all T steps at once
+    assert counts["RecurrentGates"] == runs * T, counts
+    assert "MatMul" not in counts, counts
+    for name, per_step in step_ops.items():
+        assert counts[name] == runs * T * per_step, (name, counts)
