@@ -224,7 +224,7 @@ def _check_versions(node):
                 f"{x.shape}) was modified in place after the forward pass (its version is now "
                 f"{x._version}, it was {version}). Use an out-of-place operation, or clone() "
                 f"the tensor before changing it.")
-    if WRITES.log:
+    if WRITES.tick > node.tick:       # something was written in place since the forward
         for s in node.saved:
             if written_since(s, node.tick):
                 raise RuntimeError(
