@@ -29,6 +29,7 @@ of the forward or its output ``y``; anything else would be a constant in the dif
 import numpy as np
 
 from .grad_mode import STATE
+from .sums import sum_leading
 from .tensor import Tensor
 from .versions import WRITES
 from .xp import NUMPY
@@ -129,10 +130,10 @@ def unbroadcast(grad, shape):
     if grad.shape == shape:
         return grad
     lead = len(grad.shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    if axes:
-        grad = grad.sum(axis=axes, keepdims=True)
+    ones = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if not ones:                      # only added leading axes (a bias): one BLAS product
+        return sum_leading(grad, lead).reshape(shape)
+    grad = grad.sum(axis=tuple(range(lead)) + ones, keepdims=True)
     return grad.reshape(shape)
 
 

@@ -9,6 +9,7 @@ return.
 import numpy as np
 
 from ..function import Function, unbroadcast
+from ..sums import sum_last
 from .linalg import _mT
 
 
@@ -25,7 +26,7 @@ def safe_softmax_(s):
         m[blocked] = 0
     s -= m
     np.exp(s, out=s)
-    total = s.sum(axis=-1, keepdims=True)
+    total = sum_last(s)
     if any_blocked:
         total[blocked] = 1
     s /= total
@@ -64,7 +65,7 @@ class AttentionProbs(Function):
         pm = ctx.parents[2] if len(ctx.parents) > 2 else None
         dz = grad * p
         if isinstance(dz, np.ndarray):       # fast path: reuse the buffer
-            dz -= p * dz.sum(axis=-1, keepdims=True)
+            dz -= p * sum_last(dz)
         else:
             dz = dz - p * dz.sum(axis=-1, keepdims=True)
         gq = gk = gm = None

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..function import Function, unbroadcast
+from ..sums import sum_leading
 
 
 class MatMul(Function):
@@ -59,7 +60,7 @@ class Linear(Function):
         if px is not None:
             gx = (g2 @ weight).reshape(x.shape) if x.ndim > 2 else grad @ weight
         gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if pw is not None else None
-        gb = g2.sum(axis=0) if pb is not None else None
+        gb = sum_leading(g2, 1) if pb is not None else None
         return gx, gw, gb
 
 

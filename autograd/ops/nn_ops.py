@@ -11,14 +11,22 @@ on the differentiable path they recompute what the fast path cached, from the in
 import numpy as np
 
 from ..function import Function, unbroadcast
+from ..sums import mean_last, sum_last
+
+
+def _mean(x, axes):
+    """The mean over ``axes``, kept as size 1 (over the last axis alone, a BLAS product)."""
+    if axes == (-1,) or axes == (x.ndim - 1,):
+        return mean_last(x)
+    return x.mean(axis=axes, keepdims=True)
 
 
 def _moments(x, axes, eps, stats=None):
     """x̂ = (x - mean) · r and r = 1/√(var + ε) over ``axes`` (biased variance), for ndarrays
     and Tensors alike; ``stats``, a dict, receives the mean and variance."""
-    mean = x.mean(axis=axes, keepdims=True)
+    mean = _mean(x, axes)
     centred = x - mean
-    var = (centred * centred).mean(axis=axes, keepdims=True)
+    var = _mean(centred * centred, axes)
     rstd = (var + eps) ** -0.5
     if stats is not None:
         stats["mean"], stats["var"] = mean, var
@@ -53,8 +61,7 @@ class Normalize(Function):
         if px is not None:
             gh = grad if weight is None else grad * weight
             axes = ctx.axes
-            gx = (gh - gh.mean(axis=axes, keepdims=True)
-                  - xhat * (gh * xhat).mean(axis=axes, keepdims=True)) * rstd
+            gx = (gh - _mean(gh, axes) - xhat * _mean(gh * xhat, axes)) * rstd
         if pw is not None:
             gw = unbroadcast(grad * xhat, weight.shape)
         if pb is not None:
@@ -89,7 +96,7 @@ class CrossEntropy(Function):
         ctx.shift = x.max(axis=1, keepdims=True)
         shifted = x - ctx.shift
         e = np.exp(shifted)
-        total = e.sum(axis=1, keepdims=True)
+        total = sum_last(e)
         log_total = np.log(total[:, 0])           # log p_nc = shifted_nc - log_total_n
         valid = target != ignore_index
         t = target if valid.all() else np.where(valid, target, 0)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..args import normalize_dim, normalize_dims, pick
 from ..function import Function
+from ..sums import sum_keep
 from ..tensor import Tensor
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -163,14 +164,14 @@ class Softmax(Function):
 
     def forward(ctx, x, axis=-1):
         e = np.exp(x - x.max(axis=axis, keepdims=True))
-        y = e / e.sum(axis=axis, keepdims=True)
+        y = e / sum_keep(e, axis)
         ctx.axis = axis
         ctx.save(output=y)
         return y
 
     def backward(ctx, grad):
         y, = ctx.saved
-        return y * (grad - (grad * y).sum(axis=ctx.axis, keepdims=True))
+        return y * (grad - sum_keep(grad * y, ctx.axis))
 
 
 class LogSoftmax(Function):
@@ -178,14 +179,14 @@ class LogSoftmax(Function):
 
     def forward(ctx, x, axis=-1):
         shifted = x - x.max(axis=axis, keepdims=True)
-        y = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        y = shifted - np.log(sum_keep(np.exp(shifted), axis))
         ctx.axis = axis
         ctx.save(output=y)
         return y
 
     def backward(ctx, grad):
         y, = ctx.saved
-        return grad - ctx.xp.exp(y) * grad.sum(axis=ctx.axis, keepdims=True)
+        return grad - ctx.xp.exp(y) * sum_keep(grad, ctx.axis)
 
 
 # ----------------------------------------------------------------------- public functions
