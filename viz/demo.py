@@ -23,9 +23,9 @@ from .steps import steps
 SIZES = [64, 64, 64, 64, 10]
 
 
-def train(activation, X_train, y_train, X_val, y_val, epochs, seed=0):
-    """Train MLP(SIZES) with Adam, recording per-layer gradient norms; returns
-    (model, norms, history)."""
+def train(activation, X_train, y_train, X_val, y_val, epochs, seed=0, progress=False):
+    """Train MLP(SIZES) with Adam, recording per-layer gradient norms (``progress``: a tqdm bar
+    per epoch); returns (model, norms, history)."""
     import nn
     from nn.models import MLP
     from optim import Adam
@@ -39,7 +39,7 @@ def train(activation, X_train, y_train, X_val, y_val, epochs, seed=0):
         optimizer = Adam(model.parameters(), lr=3e-3)
         history = nn.training.fit(model, nn.CrossEntropyLoss(), optimizer, loader, epochs=epochs,
                                   val_loader=val,
-                                  metrics={"accuracy": nn.training.accuracy}, progress=False)
+                                  metrics={"accuracy": nn.training.accuracy}, progress=progress)
     return model, norms, history
 
 
@@ -94,7 +94,10 @@ def main(out="demo_output", epochs=12):
     import nn
     X, y = nn.datasets.load_digits()
     X_train, X_val, y_train, y_val = nn.datasets.train_test_split(X, y, test_size=0.2, seed=0)
-    model, norms, history = train("relu", X_train, y_train, X_val, y_val, epochs)
+    print(f"Training an MLP {'-'.join(map(str, SIZES))} (ReLU) on the 8x8 digits, "
+          f"{len(X_train)} for training and {len(X_val)} held out:")
+    model, norms, history = train("relu", X_train, y_train, X_val, y_val, epochs, progress=True)
+    print("Training the same MLP with sigmoid activations, for the gradient-flow picture ...")
     _, sigmoid_norms, sigmoid_history = train("sigmoid", X_train, y_train, X_val, y_val, epochs)
 
     os.makedirs(out, exist_ok=True)
@@ -108,7 +111,7 @@ def main(out="demo_output", epochs=12):
              sigmoid_norms)]), os.path.join(out, "gradient_flow.png")),
     }
     print(f"Trained an MLP {'-'.join(map(str, SIZES))} on the 8x8 digits for {epochs} epochs: "
-          f"validation accuracy {history['val_accuracy'][-1]:.3f}.")
+          f"test accuracy on the held-out digits {history['val_accuracy'][-1]:.3f}.")
     what = {"mlp_graph.svg": "the loss on 8 digits as a graph, value and gradient on each edge",
             "two_layer_steps.html": "a two-layer network step by step (open in a browser)",
             "gradient_flow.png": "per-layer gradient norms during training, ReLU vs sigmoid"}
