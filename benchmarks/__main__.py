@@ -13,6 +13,7 @@ import importlib
 import pathlib
 import platform
 
+from benchmarks import matmul_floor
 from benchmarks.common import THREADS, available, compare, report
 
 WORKLOADS = [
@@ -45,6 +46,23 @@ def _machine():
 
 def _fmt(x, unit=""):
     return "–" if x is None else f"{x:.3f}{unit}" if x < 10 else f"{x:.1f}{unit}"
+
+
+def _products_alone(workloads, rounds):
+    """Lines of RESULTS.md: the matrix products of each workload alone, NumPy vs PyTorch (the
+    floor under any NumPy engine; ``benchmarks.matmul_floor``)."""
+    if not workloads or "torch" not in available(["torch"]):
+        return []
+    lines = ["", "Matrix products alone (`benchmarks.matmul_floor`): exactly the products one "
+             "step makes, nothing else. Where NumPy's products alone approach the target's "
+             "budget for the whole step, the target is out of reach of any NumPy engine.", "",
+             "| id | NumPy (OpenBLAS) ms | PyTorch ms | ratio |", "|---|---|---|---|"]
+    for wid in workloads:
+        numpy_ms, torch_ms = matmul_floor.measure(wid, rounds)
+        print(f"{wid} matrix products alone: NumPy {numpy_ms:.3f} ms, PyTorch {torch_ms:.3f} ms")
+        lines.append(f"| {wid} | {_fmt(numpy_ms)} | {_fmt(torch_ms)} | "
+                     f"{_fmt(numpy_ms / torch_ms, 'x')} |")
+    return lines
 
 
 def main():
@@ -94,6 +112,8 @@ def main():
             f"| {wid} | {title} | {_fmt(d and d['ms'])} | {_fmt(t and t['ms'])} | "
             f"{_fmt(ratio, 'x')}" + (f" (<= {target})" if target else "") + " | "
             f"{_fmt(n and n['ms'])} | {_fmt(floor, 'x')} | {mem} |")
+    lines += _products_alone([wid for wid, *_ in rows if wid in matmul_floor.PRODUCTS],
+                             args.rounds)
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"\nwrote {args.out}")
 
