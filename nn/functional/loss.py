@@ -143,6 +143,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         loss = reduce(-terms.sum(1), reduction)
     else:
         flat, t, shape = _class_targets(x, target, ignore_index, op)
+        if isinstance(target, ag.Tensor) and target.ndim == 1:
+            t = target                  # the same indices, and its name shows in viz pictures
         loss = _fused_cross_entropy(flat, t, w, ignore_index, label_smoothing, reduction)
         if reduction == "none":
             loss = loss.reshape(shape)

@@ -160,3 +160,11 @@ def test_deep_graphs_trace_without_recursion():
     g = viz.trace(y, grads=True)
     assert len(g.ops) == 100_000
     assert g.find("x")[0].grad == pytest.approx(1.0)
+
+
+def test_named_class_targets_keep_their_name_in_the_graph():
+    logits = ag.tensor(np.zeros((2, 3)), requires_grad=True)
+    labels = ag.tensor([0, 2])
+    labels.name = "labels"
+    g = viz.trace(nn.functional.cross_entropy(logits, labels))
+    assert ("const", "labels") in [(n.kind, n.name) for n in g.nodes]
