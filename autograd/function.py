@@ -130,10 +130,11 @@ def unbroadcast(grad, shape):
     if grad.shape == shape:
         return grad
     lead = len(grad.shape) - len(shape)
-    ones = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    if not ones:                      # only added leading axes (a bias): one BLAS product
+    stretched = tuple(lead + i for i, n in enumerate(shape)
+                      if n == 1 and grad.shape[lead + i] != 1)
+    if not stretched:                 # only added leading axes (a bias): one BLAS product
         return sum_leading(grad, lead).reshape(shape)
-    grad = grad.sum(axis=tuple(range(lead)) + ones, keepdims=True)
+    grad = grad.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
     return grad.reshape(shape)
 
 

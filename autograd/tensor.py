@@ -255,22 +255,22 @@ class Tensor:
         return self._inplace("copy_", np.broadcast_to(as_array(src), self.shape))
 
     def add_(self, other, alpha=1):
-        return self._inplace("add_", self.data + _raw(other) * alpha)
+        return self._inplace("add_", self.data + raw_data(other) * alpha)
 
     def sub_(self, other, alpha=1):
-        return self._inplace("sub_", self.data - _raw(other) * alpha)
+        return self._inplace("sub_", self.data - raw_data(other) * alpha)
 
     def mul_(self, other):
-        return self._inplace("mul_", self.data * _raw(other))
+        return self._inplace("mul_", self.data * raw_data(other))
 
     def div_(self, other):
-        return self._inplace("div_", self.data / _raw(other))
+        return self._inplace("div_", self.data / raw_data(other))
 
     def clamp_(self, min=None, max=None):
         return self._inplace("clamp_", np.clip(self.data, min, max))
 
     def masked_fill_(self, mask, value):
-        return self._inplace("masked_fill_", np.where(_raw(mask), value, self.data))
+        return self._inplace("masked_fill_", np.where(raw_data(mask), value, self.data))
 
     def uniform_(self, a=0.0, b=1.0):
         from .random import generator
@@ -287,7 +287,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("__setitem__")
-        self.data[_index(index)] = _raw(value)
+        self.data[_index(index)] = raw_data(value)
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -337,34 +337,34 @@ class Tensor:
 
     # comparisons: boolean results, never differentiable
     def __eq__(self, other):
-        return Tensor._make(self.data == _raw(other), None)
+        return Tensor._make(self.data == raw_data(other), None)
 
     def __ne__(self, other):
-        return Tensor._make(self.data != _raw(other), None)
+        return Tensor._make(self.data != raw_data(other), None)
 
     def __lt__(self, other):
-        return Tensor._make(self.data < _raw(other), None)
+        return Tensor._make(self.data < raw_data(other), None)
 
     def __le__(self, other):
-        return Tensor._make(self.data <= _raw(other), None)
+        return Tensor._make(self.data <= raw_data(other), None)
 
     def __gt__(self, other):
-        return Tensor._make(self.data > _raw(other), None)
+        return Tensor._make(self.data > raw_data(other), None)
 
     def __ge__(self, other):
-        return Tensor._make(self.data >= _raw(other), None)
+        return Tensor._make(self.data >= raw_data(other), None)
 
     def __invert__(self):
         return Tensor._make(~self.data, None)
 
     def __and__(self, other):
-        return Tensor._make(self.data & _raw(other), None)
+        return Tensor._make(self.data & raw_data(other), None)
 
     def __or__(self, other):
-        return Tensor._make(self.data | _raw(other), None)
+        return Tensor._make(self.data | raw_data(other), None)
 
     def __xor__(self, other):
-        return Tensor._make(self.data ^ _raw(other), None)
+        return Tensor._make(self.data ^ raw_data(other), None)
 
     def eq(self, other):
         return self == other
@@ -400,7 +400,7 @@ class Tensor:
         return Tensor._make(np.asarray(self.data.all(axis=dim, keepdims=keepdim)), None)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8):
-        return bool(np.allclose(self.data, _raw(other), rtol=rtol, atol=atol))
+        return bool(np.allclose(self.data, raw_data(other), rtol=rtol, atol=atol))
 
     # ---------------------------------------------------------------------- elementwise
     def add(self, other, alpha=1):
@@ -638,7 +638,7 @@ class Tensor:
         return L.matmul(self, other)
 
 
-def _raw(x):
+def raw_data(x):
     """The ndarray behind a Tensor, or ``x`` itself for constants."""
     return x.data if isinstance(x, Tensor) else x
 
@@ -646,8 +646,8 @@ def _raw(x):
 def _index(index):
     """An indexing key with Tensors replaced by their arrays (for NumPy indexing)."""
     if isinstance(index, tuple):
-        return tuple(_raw(i) for i in index)
-    return _raw(index)
+        return tuple(raw_data(i) for i in index)
+    return raw_data(index)
 
 
 class _HookHandle:

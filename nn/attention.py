@@ -10,17 +10,14 @@ also inside Transformer layers, which call attention with ``need_weights=False``
         model(src, tgt)
     maps["decoder.layers.0.multihead_attn"]      # (N, H, L, S) ndarray
 """
-import math
 from contextlib import contextmanager
 
 import numpy as np
 
 import autograd as ag
-from autograd.ops.attention_ops import attention_probs
 
 from . import init
-from .functional.attention import add_masks, additive_mask, causal_mask
-from .functional.dropout import dropout
+from .functional.attention import add_masks, additive_mask, attention, causal_mask
 from .linear import Linear
 from .module import Module
 from .parameter import Parameter
@@ -164,17 +161,16 @@ class MultiheadAttention(Module):
             zeros = np.zeros(k.shape[:2] + (1, self.head_dim), dtype)
             k, v = ag.cat([k, zeros], dim=2), ag.cat([v, zeros], dim=2)
             mask, pad = _pad_last(mask), _pad_last(pad)
-        probs = attention_probs(q, k, add_masks(mask, pad), 1.0 / math.sqrt(self.head_dim))
+        out, probs, applied = attention(q, k, v, add_masks(mask, pad),
+                                        self.dropout if self.training else 0.0)
         if self.store_attn_weights:
             self.last_attn_weights = probs.detach() if batched else probs.detach()[0]
-        if self.training and self.dropout > 0:
-            probs = dropout(probs, self.dropout, True)
-        out = self.out_proj(self._merge_heads(probs @ v, n, l))
+        out = self.out_proj(self._merge_heads(out, n, l))
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)
         if not need_weights:
             return out, None
-        weights = probs.mean(dim=1) if average_attn_weights else probs
+        weights = applied.mean(dim=1) if average_attn_weights else applied
         return out, weights if batched else weights[0]
 
     def _check_shapes(self, query, key, value, n, s):

@@ -30,8 +30,10 @@ class DotProductAttention(Module):
                              f"{tuple(query.shape)} and {tuple(key.shape)}; use "
                              f"AdditiveAttention for different sizes")
         mask = score_mask(key_padding_mask, attn_mask, query.dtype)
-        return attention(query, key, value, mask, self.dropout if self.training else 0.0,
-                         1.0 / math.sqrt(query.shape[-1]))
+        out, probs, _ = attention(query, key, value, mask,
+                                  self.dropout if self.training else 0.0,
+                                  1.0 / math.sqrt(query.shape[-1]))
+        return out, probs
 
     def extra_repr(self):
         return f"dropout={self.dropout}" if self.dropout else ""

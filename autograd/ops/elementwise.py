@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..function import Function, unbroadcast
-from ..tensor import Tensor
+from ..tensor import Tensor, raw_data
 
 
 _NUMBERS = (float, int, bool)
@@ -104,24 +104,17 @@ class Pow(Function):
         xp = ctx.xp
         ga = gb = None
         if ctx.parents[0] is not None:
-            zero = np.equal(_raw(b), 0)
-            if zero.all():
-                ga = xp.where(zero, 0.0, grad)
-            elif zero.any():
+            zero = np.equal(raw_data(b), 0)
+            if zero.any():
                 ga = xp.where(zero, 0.0, grad * b * a ** xp.where(zero, 1.0, b - 1))
             else:
                 ga = grad * b * a ** (b - 1)
             ga = unbroadcast(ga, _shape(a))
         if ctx.parents[1] is not None:
-            no_log = np.logical_and(np.equal(_raw(a), 0), np.greater_equal(_raw(b), 0))
+            no_log = np.logical_and(np.equal(raw_data(a), 0), np.greater_equal(raw_data(b), 0))
             safe_log = xp.log(xp.where(no_log, 1, a)) if no_log.any() else xp.log(a)
             gb = unbroadcast(grad * out * safe_log, _shape(b))
         return ga, gb
-
-
-def _raw(x):
-    """The ndarray (or number) behind an operand, for masks that carry no gradient."""
-    return x.data if isinstance(x, Tensor) else x
 
 
 class Exp(Function):

@@ -11,7 +11,7 @@ import numpy as np
 from ..args import normalize_dim, normalize_dims, pick
 from ..function import Function
 from ..sums import sum_keep
-from ..tensor import Tensor
+from ..tensor import Tensor, raw_data
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
@@ -68,7 +68,7 @@ class Amax(Function):
 
     def backward(ctx, grad):
         x, = ctx.saved
-        x = x.data if isinstance(x, Tensor) else x
+        x = raw_data(x)
         winners = x == ctx.out_keep
         if ctx.nan_wins and np.isnan(ctx.out_keep).any():
             winners |= np.isnan(x) & np.isnan(ctx.out_keep)
@@ -135,7 +135,7 @@ class SafeSqrt(Function):
 
     def backward(ctx, grad):
         y, = ctx.saved
-        zero = (y.data if isinstance(y, Tensor) else y) == 0
+        zero = raw_data(y) == 0
         if not zero.any():
             return grad / (2 * y)
         return ctx.xp.where(zero, 0.0, grad / (2 * ctx.xp.where(zero, 1.0, y)))

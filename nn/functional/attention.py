@@ -59,13 +59,14 @@ def add_masks(a, b):
 
 
 def attention(query, key, value, mask=None, dropout_p=0.0, scale=None):
-    """Attention with an additive ``mask``; returns (output, probabilities).
+    """Attention with an additive ``mask``; returns (output, probabilities, weights).
 
-        P = softmax(s · Q Kᵀ + M),   output = dropout(P) V,   s = 1/√E by default
+        P = softmax(s · Q Kᵀ + M),   A = dropout(P),   output = A V,   s = 1/√E by default
 
     query (…, L, E), key (…, S, E), value (…, S, Ev), mask broadcastable to (…, L, S)
-    -> output (…, L, Ev), P (…, L, S) (before dropout). P is one fused operation
-    (``autograd.ops.attention_ops``); P V is a batched matmul.
+    -> output (…, L, Ev), P (…, L, S) and the weights applied A (…, L, S) (P itself when
+    ``dropout_p`` is 0). P is one fused operation (``autograd.ops.attention_ops``); A V is a
+    batched matmul.
     """
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
@@ -74,7 +75,7 @@ def attention(query, key, value, mask=None, dropout_p=0.0, scale=None):
                          f"{tuple(value.shape)} must have the same length S (dimension -2)")
     p = attention_probs(query, key, mask, scale)
     weights = dropout(p, dropout_p, True) if dropout_p > 0 else p
-    return weights @ value, p
+    return weights @ value, p, weights
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
