@@ -4,7 +4,7 @@
 walks that graph in reverse topological order and applies each operation's local derivative
 (the chain rule, edge by edge)::
 
-    import autograd as ag
+    from dagrad import autograd as ag
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()
     y.backward()
@@ -32,8 +32,6 @@ from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, pe
                         reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
 from .random import generator, manual_seed
 from .memory import keep_freed_memory
-
-keep_freed_memory()
 
 float16, float32, float64 = np.float16, np.float32, np.float64
 int8, int16, int32, int64, uint8 = np.int8, np.int16, np.int32, np.int64, np.uint8

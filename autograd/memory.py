@@ -7,8 +7,12 @@ arrays from fresh ``mmap`` regions, so every step's arrays start as untouched pa
 in one 4 KiB page at a time on first write: an LSTM or LeNet training step spent a fifth to a
 third of its time there. ``keep_freed_memory()`` raises both thresholds (arrays up to 32 MiB
 come from the heap, up to 256 MiB of free heap is kept), as PyTorch's caching allocator keeps
-its blocks. ``import autograd`` calls it once; set the environment variable
-``DAGRAD_KEEP_FREED_MEMORY=0`` before importing to leave malloc alone.
+its blocks.
+
+It changes the whole process's allocator, so importing dagrad never calls it: a program opts in
+with ``ag.keep_freed_memory()``. ``nn.training.fit``, ``python -m dagrad.viz demo`` and the
+benchmarks call it; the environment variable ``DAGRAD_KEEP_FREED_MEMORY=0`` turns every call
+into a no-op (the benchmarks use it to show the gain: ``python -m benchmarks --malloc``).
 """
 import ctypes
 import os

@@ -1,7 +1,12 @@
-"""Run every workload against PyTorch (and the hand-written NumPy floor) and write RESULTS.md.
+"""Run every workload against PyTorch (and the hand-written NumPy floor) and write a table.
 
-    python -m benchmarks                 # all workloads, 3 alternated rounds each
-    python -m benchmarks --only W1 W2    # some of them
+    python -m benchmarks                       # all workloads -> benchmarks/results-latest.md
+    python -m benchmarks --only W1 W2          # some of them
+    python -m benchmarks --malloc              # also dagrad with glibc's malloc defaults
+    python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
+
+A full run takes about 15 minutes on 2 cores (W6 alone about 4); ``--only`` and ``--rounds``
+shorten it.
 
 Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
 ratios against PyTorch CPU, and the working memory of a step (peak resident memory above the
@@ -14,7 +19,7 @@ import pathlib
 import platform
 
 from benchmarks import matmul_floor
-from benchmarks.common import THREADS, available, compare, report
+from benchmarks.common import MALLOC_DEFAULTS, THREADS, available, compare, report
 
 WORKLOADS = [
     ("W1", "benchmarks.overhead", "per-op overhead: 100-op add/mul/tanh chain, 1 element", 1.0),
@@ -69,7 +74,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="workload ids, e.g. W1 W3")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--out", default=str(pathlib.Path(__file__).with_name("RESULTS.md")))
+    parser.add_argument("--malloc", action="store_true",
+                        help="also time dagrad without ag.keep_freed_memory() (glibc defaults)")
+    parser.add_argument("--out", default=str(pathlib.Path(__file__).with_name(
+        "results-latest.md")))
     args = parser.parse_args()
     rows = []
     for wid, module, title, target in WORKLOADS:
@@ -81,7 +89,10 @@ def main():
             print(f"{wid}: skipped ({e})")
             continue
         rounds = 2 if wid == "W6" else args.rounds
-        summary = compare(module, available(setups), rounds)
+        names = available(setups)
+        if args.malloc and "dagrad" in names:
+            names.append("dagrad" + MALLOC_DEFAULTS)
+        summary = compare(module, names, rounds)
         report(f"{wid} {title}", summary)
         rows.append((wid, title, target, summary))
     cpu, versions = _machine()
@@ -112,6 +123,14 @@ def main():
             f"| {wid} | {title} | {_fmt(d and d['ms'])} | {_fmt(t and t['ms'])} | "
             f"{_fmt(ratio, 'x')}" + (f" (<= {target})" if target else "") + " | "
             f"{_fmt(n and n['ms'])} | {_fmt(floor, 'x')} | {mem} |")
+    gains = [(wid, s["dagrad"]["ms"], s["dagrad" + MALLOC_DEFAULTS]["ms"]) for wid, _, _, s in rows
+             if "dagrad" + MALLOC_DEFAULTS in s and "dagrad" in s]
+    if gains:
+        lines += ["", "`ag.keep_freed_memory()` (glibc malloc keeps freed arrays for the next step; "
+                  "opt-in, called by `nn.training.fit`):", "",
+                  "| id | with it ms | glibc defaults ms | defaults / with |", "|---|---|---|---|"]
+        lines += [f"| {wid} | {_fmt(on)} | {_fmt(off)} | {_fmt(off / on, 'x')} |"
+                  for wid, on, off in gains]
     lines += _products_alone([wid for wid, *_ in rows if wid in matmul_floor.PRODUCTS],
                              args.rounds)
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")

@@ -73,11 +73,19 @@ def _reset_peak_rss():
         return False
 
 
+# A worker name with this suffix runs the named framework with glibc's malloc left at its
+# defaults (DAGRAD_KEEP_FREED_MEMORY=0), to show what ``ag.keep_freed_memory()`` gains.
+MALLOC_DEFAULTS = "+malloc-defaults"
+
+
 def _worker(setups, name, timing):
     if name == "torch":
         import torch
         torch.set_num_threads(int(THREADS))
-    step = setups[name]()
+    else:
+        from dagrad.autograd import keep_freed_memory
+        keep_freed_memory()   # what a training loop (nn.training.fit) opts into
+    step = setups[name.removesuffix(MALLOC_DEFAULTS)]()
     # Working memory of training: the peak resident memory while stepping, above what the
     # process held once the model and data were built (so interpreter and library imports,
     # 200+ MiB for PyTorch alone, do not count).
@@ -92,8 +100,11 @@ def _worker(setups, name, timing):
 
 def run_worker(module, name, extra_env=None):
     """Run one framework's worker in a fresh process; returns its JSON result."""
+    extra_env = dict(extra_env or {})
+    if name.endswith(MALLOC_DEFAULTS):
+        extra_env["DAGRAD_KEEP_FREED_MEMORY"] = "0"
     env = dict(os.environ, OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS,
-               MKL_NUM_THREADS=THREADS, **(extra_env or {}))
+               MKL_NUM_THREADS=THREADS, **extra_env)
     out = subprocess.run([sys.executable, "-m", module, "--worker", name], env=env,
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -138,7 +149,7 @@ def report(title, summary, baseline="torch"):
     for n, r in summary.items():
         ratio = f"{r['ms'] / base:6.2f}x {baseline}" if base else ""
         work = "" if r.get("work_mib") is None else f"   working memory {r['work_mib']:7.1f} MiB"
-        print(f"  {n:10s} {r['ms']:10.3f} ms   process peak {r['peak_mib']:7.1f} MiB{work}"
+        print(f"  {n:26s} {r['ms']:10.3f} ms   process peak {r['peak_mib']:7.1f} MiB{work}"
               f"   {ratio}")
 
 

@@ -7,7 +7,7 @@ LENGTH = 1_000_000
 
 
 def setup_dagrad():
-    import autograd as ag
+    from dagrad import autograd as ag
     x = ag.tensor([0.5], requires_grad=True)
 
     def step():

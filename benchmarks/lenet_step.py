@@ -34,9 +34,9 @@ def _problem():
 
 
 def setup_dagrad():
-    import autograd as ag
-    import nn
-    import optim
+    from dagrad import autograd as ag
+    from dagrad import nn
+    from dagrad import optim
     state, x, y = _problem()
     model = nn.models.LeNet()
     model.load_state_dict(state)

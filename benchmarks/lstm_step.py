@@ -36,9 +36,9 @@ def _training_step(model, loss_fn, optimizer, x, y):
 
 
 def setup_dagrad():
-    import autograd as ag
-    import nn
-    import optim
+    from dagrad import autograd as ag
+    from dagrad import nn
+    from dagrad import optim
     state, x, y = _problem()
     model = nn.LSTM(INPUT, HIDDEN)
     model.load_state_dict(state)

@@ -35,9 +35,9 @@ def _state_dict(layers):
 
 
 def setup_dagrad():
-    import autograd as ag
-    import nn
-    import optim
+    from dagrad import autograd as ag
+    from dagrad import nn
+    from dagrad import optim
     layers, x, y = _problem()
     model = nn.models.MLP(SIZES)
     model.load_state_dict(_state_dict(layers))

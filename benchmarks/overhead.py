@@ -13,7 +13,7 @@ def _chain(x):
 
 
 def setup_dagrad():
-    import autograd as ag
+    from dagrad import autograd as ag
     x = ag.tensor([0.5], requires_grad=True)
 
     def step():

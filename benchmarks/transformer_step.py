@@ -38,9 +38,9 @@ def _problem():
 
 
 def setup_dagrad():
-    import autograd as ag
-    import nn
-    import optim
+    from dagrad import autograd as ag
+    from dagrad import nn
+    from dagrad import optim
     x, y, state = _problem()
     layer = nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, dropout=0.0, batch_first=True)
     model = nn.TransformerEncoder(layer, LAYERS)

@@ -16,7 +16,7 @@ formulas and exits with status 1 if they disagree.
 import math
 import sys
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def main() -> int:

@@ -8,12 +8,12 @@ cross-entropy loss. ``nn.training.fit`` shows a progress bar (tqdm) and keeps th
 """
 import argparse
 
-import autograd as ag
-import nn
-import optim
-from nn import datasets
-from nn.data import DataLoader, TensorDataset
-from nn.training import accuracy, evaluate, fit
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn import datasets
+from dagrad.nn.data import DataLoader, TensorDataset
+from dagrad.nn.training import accuracy, evaluate, fit
 
 
 def main():

@@ -4,9 +4,9 @@ Every module is a forward composition of autograd operations; backward comes fro
 Names, arguments and parameter layouts follow PyTorch, so a PyTorch state_dict converted to
 NumPy loads directly into the matching module::
 
-    import autograd as ag
-    import nn
-    import nn.functional as F
+    from dagrad import autograd as ag
+    from dagrad import nn
+    import dagrad.nn.functional as F
 
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
     loss = nn.CrossEntropyLoss()(model(x), y)

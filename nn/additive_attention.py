@@ -1,5 +1,5 @@
 """Additive (Bahdanau) attention: a small feed-forward network scores each query-key pair."""
-import autograd as ag
+from dagrad import autograd as ag
 
 from .dropout import Dropout
 from .functional.attention import additive_mask

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from . import init
 from .functional.attention import add_masks, additive_mask, attention, causal_mask

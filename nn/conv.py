@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from autograd.ops.conv import conv_padding, pair
+from dagrad.autograd.ops.conv import conv_padding, pair
 
 from . import functional as F
 from . import init

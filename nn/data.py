@@ -11,8 +11,8 @@ import numbers
 
 import numpy as np
 
-from autograd import Tensor
-from autograd import generator as global_generator
+from dagrad.autograd import Tensor
+from dagrad.autograd import generator as global_generator
 
 
 class Dataset:

@@ -8,7 +8,7 @@ hold near 1.
 """
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def sequence_gradient_norms(model, inputs, loss=None, time_dim=0):

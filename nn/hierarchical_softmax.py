@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from . import init
 from .functional._util import as_array, as_tensor, check_reduction, reduce

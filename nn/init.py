@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from autograd import generator, no_grad
+from dagrad.autograd import generator, no_grad
 
 
 def _fill(tensor, values):

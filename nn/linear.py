@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from . import init
 from .module import Module

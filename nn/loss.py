@@ -3,7 +3,7 @@
 "none", as in PyTorch; ``loss_fn(input, target)``."""
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 from . import functional as F
 from .functional._util import check_reduction

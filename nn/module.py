@@ -31,8 +31,8 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from autograd import Tensor, no_grad
-from autograd.grad_mode import STATE
+from dagrad.autograd import Tensor, no_grad
+from dagrad.autograd.grad_mode import STATE
 
 from .parameter import Parameter
 

@@ -1,7 +1,7 @@
 """Normalisation layers: BatchNorm1d/2d and LayerNorm."""
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 from . import functional as F
 from .module import Module

@@ -11,7 +11,7 @@ with P the positions whose target is not ``ignore_index``.
 """
 import numpy as np
 
-from autograd import generator
+from dagrad.autograd import generator
 
 from .functional.loss import cross_entropy
 

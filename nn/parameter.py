@@ -1,7 +1,7 @@
 """``Parameter``: a Tensor that a Module registers as one of its learnable weights."""
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 
 class Parameter(Tensor):

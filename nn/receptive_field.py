@@ -13,7 +13,7 @@ starting from r = 1, j = 1, c = 0 at the input. Layers that act on each pixel se
 """
 from typing import NamedTuple
 
-from autograd.ops.conv import conv_padding, pair
+from dagrad.autograd.ops.conv import conv_padding, pair
 
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, PReLU, ReLU, Sigmoid, SiLU,
                          Softmax, Softplus, Tanh)

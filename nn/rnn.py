@@ -6,7 +6,7 @@ For each layer and direction the input projections of all time steps are one mat
 then the steps run one after the other (see ``nn.rnn_cells``), each with one fused product
 h Wₕₕᵀ for all gates. Backpropagation through time is the engine walking the unrolled graph.
 """
-import autograd as ag
+from dagrad import autograd as ag
 
 from . import functional as F
 from . import init

@@ -16,8 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
-import autograd as ag
-from autograd.ops import rnn_ops
+from dagrad import autograd as ag
+from dagrad.autograd.ops import rnn_ops
 
 from . import init
 from .module import Module

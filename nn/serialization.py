@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 FORMAT = "dagrad.state"
 VERSION = 1

@@ -16,7 +16,7 @@ epoch (e.g. ``accuracy``). ``optimizer`` is anything with ``zero_grad()`` and ``
 """
 import numpy as np
 
-from autograd import no_grad
+from dagrad.autograd import keep_freed_memory, no_grad
 
 
 def accuracy(output, target):
@@ -82,10 +82,13 @@ def fit(model, loss_fn, optimizer, train_loader, epochs=1, val_loader=None, metr
     "loss" and each metric on the training batches, and "val_loss" / "val_<metric>" when a
     ``val_loader`` is given.
 
+    Training opts the process into ``ag.keep_freed_memory()`` (see ``autograd/memory.py``).
+
     ``progress=True`` shows one tqdm progress bar per epoch (the running loss while it trains,
     the epoch's results when it ends) when tqdm is installed, and otherwise prints one line per
     epoch; ``progress=False`` is silent.
     """
+    keep_freed_memory()     # reuse each step's freed arrays in the next (autograd/memory.py)
     metrics = dict(metrics or {})
     history = {name: [] for name in ["loss", *metrics]}
     if val_loader is not None:

@@ -32,7 +32,7 @@ _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 def generate_square_subsequent_mask(sz, dtype=np.float32):
     """The (sz, sz) causal mask: 0 on and below the diagonal, -inf above it, so position i
     attends only to positions j ≤ i. Returns a Tensor, as PyTorch."""
-    from autograd import Tensor
+    from dagrad.autograd import Tensor
     return Tensor(causal_mask(sz, sz, dtype))
 
 

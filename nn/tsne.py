@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .functional._util import as_array
 

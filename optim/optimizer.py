@@ -23,7 +23,7 @@ from collections import defaultdict
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 class Range:

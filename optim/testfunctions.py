@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .optimizer import Optimizer
 

@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def torch_or_skip():
     """PyTorch, the reference for parity tests; skip with the reason when it is not installed."""
     return pytest.importorskip(
-        "torch", reason="PyTorch is the reference for parity tests: pip install 'dagrad[parity]'")
+        "torch", reason="PyTorch is the reference for parity tests: pip install -e '.[parity]' in the checkout")
 
 
 def random_inputs(shapes, domain="normal", seed=0):

@@ -1,6 +1,6 @@
 """viz: pictures of the compute graph, with the tensor and the gradient on every edge.
 
-    import viz
+    from dagrad import viz
     g = viz.trace(loss, grads=True)      # the graph as data: nodes, edges, values, δ per edge
     viz.draw(loss, grads=True)           # a graphviz.Digraph; shows inline in Jupyter
     viz.save(viz.draw(loss), "g.svg")    # SVG, PNG or PDF by extension
@@ -13,7 +13,7 @@
 Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
 program for SVG), ``viz.plots`` needs matplotlib.
 """
-from autograd.grad_mode import record_values as record
+from dagrad.autograd.grad_mode import record_values as record
 
 from .draw import draw
 from .embeddings import embedding_plot

@@ -1,11 +1,11 @@
-"""Command line: ``python -m viz demo [--out DIR] [--epochs N]`` (see ``viz.demo``)."""
+"""Command line: ``python -m dagrad.viz demo [--out DIR] [--epochs N]`` (see ``viz.demo``)."""
 import argparse
 import sys
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m viz", description="Pictures of compute graphs and their gradients.")
+        prog="python -m dagrad.viz", description="Pictures of compute graphs and their gradients.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo", help="train a small MLP on the digits and write a graph with gradients (SVG), "
@@ -20,7 +20,7 @@ def main(argv=None):
     try:
         run_demo(args.out, args.epochs)
     except (ImportError, RuntimeError) as e:      # a missing extra or Graphviz's dot
-        print(f"python -m viz demo: {e}", file=sys.stderr)
+        print(f"python -m dagrad.viz demo: {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,4 +1,4 @@
-"""``python -m viz demo --out DIR``: train a small MLP on the 8x8 digits and write three pictures.
+"""``python -m dagrad.viz demo --out DIR``: train a small MLP on the 8x8 digits and write three pictures.
 
 * ``mlp_graph.svg``: the compute graph of the trained model's loss on a batch of 8 digits, with
   the value and the gradient δ on every edge and the layers as module clusters;
@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .draw import draw
 from .gradflow import GradNorms
@@ -26,9 +26,9 @@ SIZES = [64, 64, 64, 64, 10]
 def train(activation, X_train, y_train, X_val, y_val, epochs, seed=0, progress=False):
     """Train MLP(SIZES) with Adam, recording per-layer gradient norms (``progress``: a tqdm bar
     per epoch); returns (model, norms, history)."""
-    import nn
-    from nn.models import MLP
-    from optim import Adam
+    from dagrad import nn
+    from dagrad.nn.models import MLP
+    from dagrad.optim import Adam
 
     ag.manual_seed(seed)
     model = MLP(SIZES, activation=activation)
@@ -45,7 +45,7 @@ def train(activation, X_train, y_train, X_val, y_val, epochs, seed=0, progress=F
 
 def mlp_graph(model, X, y):
     """The trained model's loss on 8 digits, drawn with every value and gradient."""
-    import nn
+    from dagrad import nn
     x = ag.tensor(X[:8])
     x.name = "x: 8 digits"
     target = ag.tensor(y[:8])
@@ -58,7 +58,7 @@ def mlp_graph(model, X, y):
 
 def two_layer_steps():
     """A 2-2-1 network on one input, small enough to read every number."""
-    import nn
+    from dagrad import nn
     model = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))
     with ag.no_grad():
         model[0].weight.data[...] = [[0.5, -1.0], [1.5, 0.25]]
@@ -91,7 +91,7 @@ def gradient_flow(runs):
 
 def main(out="demo_output", epochs=12):
     """Train, draw, write the three files into ``out`` and print where they are."""
-    import nn
+    from dagrad import nn
     X, y = nn.datasets.load_digits()
     X_train, X_val, y_train, y_val = nn.datasets.train_test_split(X, y, test_size=0.2, seed=0)
     print(f"Training an MLP {'-'.join(map(str, SIZES))} (ReLU) on the 8x8 digits, "

@@ -6,7 +6,7 @@ t's other uses: that is exactly what the observer reports. The total at t is the
 """
 import numpy as np
 
-from autograd.engine import run
+from dagrad.autograd.engine import run
 
 from .gradflow import inside_viz
 

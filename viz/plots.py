@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+from dagrad.extras import missing_extra
+
 
 def _figure(ax, nrows=1, ncols=1, size=(6.0, 4.0)):
     """(figure, axes): ``ax``'s figure, or a new one with a grid of axes."""
@@ -16,8 +18,7 @@ def _figure(ax, nrows=1, ncols=1, size=(6.0, 4.0)):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("viz.plots needs matplotlib: pip install 'dagrad[notebooks]' (or pip "
-                          "install matplotlib)") from None
+        raise missing_extra("viz.plots", "matplotlib") from None
     _enable_inline_display()
     fig = Figure(figsize=size, layout="constrained")
     return fig, fig.subplots(nrows, ncols, squeeze=False)

@@ -27,8 +27,8 @@ import sys
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.function import Function
+from dagrad.autograd import Tensor
+from dagrad.autograd.function import Function
 
 from .gradients import edge_gradients
 
@@ -351,5 +351,5 @@ def _param_names(params):
 def _is_parameter(t):
     """True for ``nn.Parameter`` leaves. ``nn`` is not imported for this: if it has not been
     imported, no Parameter exists."""
-    parameter = getattr(sys.modules.get("nn"), "Parameter", None)
+    parameter = getattr(sys.modules.get("dagrad.nn"), "Parameter", None)
     return parameter is not None and isinstance(t, parameter)

@@ -1,6 +1,8 @@
 """The 8x8 handwritten digits (1797 images, 10 classes), from scikit-learn's bundled copy."""
 import numpy as np
 
+from dagrad.extras import missing_extra
+
 
 def load_digits():
     """(X, y): X float32 of shape (1797, 64), pixel intensities scaled from 0..16 to [0, 1];
@@ -10,9 +12,8 @@ def load_digits():
     try:
         from sklearn.datasets import load_digits as sklearn_load_digits
     except ImportError:
-        raise ImportError("nn.datasets.load_digits needs scikit-learn, which ships the digits "
-                          "data: install the notebooks extra, pip install 'dagrad[notebooks]' "
-                          "(or pip install scikit-learn)") from None
+        raise missing_extra("nn.datasets.load_digits (scikit-learn ships the digits data)",
+                            "scikit-learn") from None
     data = sklearn_load_digits()
     X = (np.asarray(data.data, dtype=np.float32) / np.float32(16.0))
     y = np.asarray(data.target, dtype=np.int64)

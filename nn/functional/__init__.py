@@ -3,7 +3,7 @@
 Each function is a composition of autograd operations (or one fused operation), with the
 formula in its docstring. Layer families in their own files add one import line below.
 """
-from autograd import pad
+from dagrad.autograd import pad
 
 from .activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, prelu, relu, sigmoid,
                          silu, softmax, softplus, tanh)

@@ -1,7 +1,7 @@
 """Argument helpers shared by the functional API."""
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
 

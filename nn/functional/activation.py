@@ -1,7 +1,7 @@
 """Activation functions (stateless). Each is an autograd operation or a short composition."""
 
-import autograd as ag
-from autograd.args import normalize_dim
+from dagrad import autograd as ag
+from dagrad.autograd.args import normalize_dim
 
 from ._util import as_tensor
 

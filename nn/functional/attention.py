@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.ops.attention_ops import attention_probs
+from dagrad.autograd import Tensor
+from dagrad.autograd.ops.attention_ops import attention_probs
 
 from .dropout import dropout
 

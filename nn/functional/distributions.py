@@ -7,7 +7,7 @@ broadcast: a reconstruction of shape (K, N, D) against data of shape (N, D) give
 import math
 import numbers
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ._util import as_tensor
 

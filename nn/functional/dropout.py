@@ -1,7 +1,7 @@
 """Dropout (stateless form)."""
 import numpy as np
 
-from autograd import generator
+from dagrad.autograd import generator
 
 from ._util import as_tensor
 

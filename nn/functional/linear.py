@@ -1,7 +1,7 @@
 """Fully connected layer, embedding lookup and one-hot encoding (stateless forms)."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ._util import as_array
 

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-import autograd as ag
-from autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
+from dagrad import autograd as ag
+from dagrad.autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
 
 from ._util import as_array, as_tensor, check_reduction, reduce
 from .activation import log_softmax

@@ -1,8 +1,8 @@
 """Normalisation layers, stateless forms: batch norm and layer norm."""
 import numpy as np
 
-from autograd import Tensor, no_grad
-from autograd.ops.nn_ops import normalize
+from dagrad.autograd import Tensor, no_grad
+from dagrad.autograd.ops.nn_ops import normalize
 
 from ._util import as_array, as_tensor
 

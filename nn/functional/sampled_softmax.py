@@ -2,7 +2,7 @@
 (Bengio and Senécal, 2008; Jean et al., 2015), for outputs too large to score every class."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ._util import as_array, as_tensor, check_reduction
 from .loss import cross_entropy

@@ -13,7 +13,7 @@ training loop therefore fits them all::
 
 The reconstruction error is ``F.mse_loss`` (the mean over all elements, as PyTorch).
 """
-import autograd as ag
+from dagrad import autograd as ag
 
 from .. import functional as F
 from ..containers import Sequential

@@ -1,7 +1,7 @@
 """A character-level recurrent language model (Karpathy's char-rnn; d2l chapter 9)."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ..dropout import Dropout
 from ..embedding import Embedding

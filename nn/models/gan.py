@@ -1,5 +1,5 @@
 """A generative adversarial network (Goodfellow et al., 2014) of two multilayer perceptrons."""
-import autograd as ag
+from dagrad import autograd as ag
 
 from ..activation import LeakyReLU, Sigmoid
 from ..containers import Sequential

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .. import init
 from ..dropout import Dropout

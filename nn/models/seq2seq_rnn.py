@@ -3,7 +3,7 @@ the encoder reads the source, the decoder generates the target one token at a ti
 every step attention lets it look at all of the encoder's outputs."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ..attention_rnn import make_attention
 from ..containers import ModuleList

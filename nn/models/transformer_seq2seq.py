@@ -3,7 +3,7 @@ token embeddings scaled by √d_model, sinusoidal positions, ``nn.Transformer``,
 layer to the target vocabulary. Trained with teacher forcing, decoded greedily."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .. import init
 from ..functional.attention import causal_mask

@@ -1,7 +1,7 @@
 """The variational autoencoder (Kingma and Welling, 2014)."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from ..functional._util import as_tensor
 from ..functional.distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,

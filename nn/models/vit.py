@@ -1,7 +1,7 @@
 """The vision transformer (Dosovitskiy et al., 2021): an image read as a sequence of patches."""
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .. import functional as F
 from .. import init

@@ -5,7 +5,7 @@ from collections import Counter
 
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 from .. import init
 from ..embedding import Embedding

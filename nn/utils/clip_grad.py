@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from autograd import Tensor
+from dagrad.autograd import Tensor
 
 
 def _with_grads(parameters):

@@ -2,8 +2,8 @@
 methods on the whole parameter vector)."""
 import numpy as np
 
-import autograd as ag
-from autograd import no_grad
+from dagrad import autograd as ag
+from dagrad.autograd import no_grad
 
 
 def parameters_to_vector(parameters):

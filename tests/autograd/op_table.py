@@ -176,7 +176,7 @@ OPS = [
 # ---- convolution, pooling, resampling (autograd.ops.conv / .pool, spelled as torch's F)
 from types import SimpleNamespace  # noqa: E402
 
-from autograd.ops import conv as _conv, pool as _pool  # noqa: E402
+from dagrad.autograd.ops import conv as _conv, pool as _pool  # noqa: E402
 
 _CONV = SimpleNamespace(conv1d=_conv.conv1d, conv2d=_conv.conv2d, unfold=_conv.unfold,
                         conv_transpose2d=_conv.conv_transpose2d, fold=_conv.fold,
@@ -243,7 +243,7 @@ OPS += [
 
 
 def _rnn_op(name, *args):
-    from autograd.ops import rnn_ops
+    from dagrad.autograd.ops import rnn_ops
     return getattr(rnn_ops, name)(*args)
 
 
@@ -268,13 +268,13 @@ def _gru_torch(t, x, h, h0):
 
 
 def _attention_probs(q, k, mask=None, scale=1.0):
-    from autograd.ops.attention_ops import attention_probs
+    from dagrad.autograd.ops.attention_ops import attention_probs
     return attention_probs(q, k, mask, scale)
 
 
 # ---- fused neural-network operations (autograd/ops/nn_ops.py)
 def _nn_op(name, *args, **kwargs):
-    from autograd.ops import nn_ops
+    from dagrad.autograd.ops import nn_ops
     return getattr(nn_ops, name)(*args, **kwargs)
 
 

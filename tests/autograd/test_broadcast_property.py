@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
-import autograd as ag
+from dagrad import autograd as ag
 from tests.helpers import torch_or_skip, torch_parity
 
 # name -> (fn(m, a, b) for m in {autograd, torch}, input domain)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def test_mismatched_shapes_name_both_shapes_and_the_operation():

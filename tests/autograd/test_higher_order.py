@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-from autograd import functional as AF
+from dagrad import autograd as ag
+from dagrad.autograd import functional as AF
 from tests.helpers import torch_or_skip
 
 

@@ -4,7 +4,7 @@ output, a view of it, the base of a saved view, or a detach()-ed copy."""
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def f64(value, requires_grad=True):

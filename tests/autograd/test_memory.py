@@ -1,7 +1,7 @@
 """autograd.memory: freed memory stays in the process between steps (glibc)."""
 import platform
 
-from autograd.memory import keep_freed_memory
+from dagrad.autograd.memory import keep_freed_memory
 
 
 def test_thresholds_are_set_on_glibc_and_the_environment_can_refuse(monkeypatch):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 from tests.autograd.op_table import OPS
 from tests.helpers import leaves, random_inputs, torch_or_skip, torch_parity
 

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-import autograd as ag
-from autograd.ops import pool as P
+from dagrad import autograd as ag
+from dagrad.autograd.ops import pool as P
 from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
                            torch_parity)
 

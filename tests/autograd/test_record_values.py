@@ -1,9 +1,9 @@
 """What the engine offers to viz: kept output values and per-edge gradients that touch no .grad."""
 import numpy as np
 
-import autograd as ag
-from autograd.engine import run
-from autograd.grad_mode import record_values
+from dagrad import autograd as ag
+from dagrad.autograd.engine import run
+from dagrad.autograd.grad_mode import record_values
 
 
 def test_record_values_keeps_outputs_and_inputs_only_inside_the_block():

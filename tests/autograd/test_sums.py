@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-from autograd.sums import mean_last, sum_keep, sum_last, sum_leading
+from dagrad import autograd as ag
+from dagrad.autograd.sums import mean_last, sum_keep, sum_last, sum_leading
 
 RNG = np.random.default_rng(0)
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 
 
 def test_default_dtypes_follow_pytorch():

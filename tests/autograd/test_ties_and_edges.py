@@ -3,7 +3,7 @@ operation table never hit (equal elements, zeros, NaN, 0-d tensors, bounds reach
 import numpy as np
 import pytest
 
-import autograd as ag
+from dagrad import autograd as ag
 from tests.helpers import torch_or_skip, torch_parity
 
 

@@ -3,9 +3,9 @@ weights and every gradient, float64), gradcheck, masks, errors, and retrieving t
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
 from tests.helpers import (calling, module_parity, random_inputs, torch_or_skip,
                            torch_parity)
 

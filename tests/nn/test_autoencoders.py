@@ -4,10 +4,10 @@ every model's loss."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.models import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder, LinearAutoencoder,
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.models import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder, LinearAutoencoder,
                        SparseAutoencoder)
 from tests.helpers import (module_parity, one_blas_thread, one_torch_thread,  # noqa: F401
                            torch_or_skip)

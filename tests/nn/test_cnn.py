@@ -6,11 +6,11 @@ import collections
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-from nn import datasets
-from nn.data import DataLoader, TensorDataset
-from nn.receptive_field import receptive_field, receptive_field_table
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.nn import datasets
+from dagrad.nn.data import DataLoader, TensorDataset
+from dagrad.nn.receptive_field import receptive_field, receptive_field_table
 from tests.helpers import module_parity, one_torch_thread, torch_or_skip  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

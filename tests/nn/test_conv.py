@@ -3,8 +3,8 @@ PyTorch module after copying its weights, PyTorch's default initialisation, erro
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 from tests.helpers import module_parity, one_torch_thread, torch_or_skip  # noqa: F401
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),

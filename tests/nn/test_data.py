@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-from nn import datasets
-from nn.data import DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split
+from dagrad import autograd as ag
+from dagrad.nn import datasets
+from dagrad.nn.data import DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split
 
 
 def _data(n=10):
@@ -102,7 +102,7 @@ def test_load_digits_names_the_extra_when_scikit_learn_is_missing(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "sklearn", None)
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
-    with pytest.raises(ImportError, match="dagrad\\[notebooks\\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[notebooks\]'"):
         datasets.load_digits()
 
 

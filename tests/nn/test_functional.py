@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn.functional as F
+from dagrad import autograd as ag
+import dagrad.nn.functional as F
 from tests.helpers import torch_or_skip, torch_parity
 
 

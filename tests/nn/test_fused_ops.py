@@ -3,8 +3,8 @@ itself, and of its gradient (the differentiable backward used by create_graph=Tr
 import numpy as np
 import pytest
 
-import autograd as ag
-from autograd.ops.nn_ops import cross_entropy, normalize
+from dagrad import autograd as ag
+from dagrad.autograd.ops.nn_ops import cross_entropy, normalize
 from tests.helpers import leaves, random_inputs
 
 NORMALIZE = [  # (x shape, axes, weight shape or None, bias shape or None)

@@ -4,11 +4,11 @@ the digits give varied samples that a digit classifier recognises, with the game
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
-import optim
-from nn.models import GAN
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
+from dagrad import optim
+from dagrad.nn.models import GAN
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

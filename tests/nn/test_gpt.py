@@ -4,11 +4,11 @@ maps; the character tokenizer."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.models import GPT
-from nn.objectives import next_token_loss, next_token_pairs, unigram_entropy
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.models import GPT
+from dagrad.nn.objectives import next_token_loss, next_token_pairs, unigram_entropy
 
 
 def test_gpt_learns_the_bundled_text_well_below_the_unigram_entropy_and_generates():
@@ -100,7 +100,7 @@ def test_generate_options():
 
 
 def test_generate_samples_from_the_softmax():
-    from nn.models.gpt import _sample
+    from dagrad.nn.models.gpt import _sample
     rng = np.random.default_rng(0)
     logits = np.log(np.array([[0.7, 0.2, 0.1]] * 20000))
     counts = np.bincount(_sample(logits, 1.0, None, rng)[:, 0], minlength=3) / 20000

@@ -4,10 +4,10 @@ path lengths against the entropy bound, and learning the digits."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.hierarchical_softmax import balanced_tree, huffman_tree
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.hierarchical_softmax import balanced_tree, huffman_tree
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

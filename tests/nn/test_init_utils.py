@@ -4,10 +4,10 @@ import math
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-from nn import init
-from nn.utils import (clip_grad_norm_, clip_grad_value_, parameters_to_vector,
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.nn import init
+from dagrad.nn.utils import (clip_grad_norm_, clip_grad_value_, parameters_to_vector,
                       vector_to_parameters)
 from tests.helpers import torch_or_skip
 

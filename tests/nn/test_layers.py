@@ -3,8 +3,8 @@ after copying its weights through load_state_dict."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 from tests.helpers import module_parity, torch_or_skip
 
 RNG = np.random.default_rng(0)

@@ -3,8 +3,8 @@ gradients for the prediction, and for float targets), plus numerical stability."
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 from tests.helpers import torch_or_skip, torch_parity
 
 R = np.random.default_rng(0)

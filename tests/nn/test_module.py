@@ -5,8 +5,8 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 
 
 class Block(nn.Module):
@@ -331,8 +331,8 @@ def test_get_submodule():
 def test_submodule_called_from_a_model_method_records_its_registered_path():
     """``model.encoder(x)`` from a method other than forward (e.g. a VAE's loss) names its nodes
     as when the model itself is called, so encoder.0 and decoder.0 never merge in pictures."""
-    import autograd as ag
-    import nn
+    from dagrad import autograd as ag
+    from dagrad import nn
 
     class Pair(nn.Module):
         def __init__(self):

@@ -8,10 +8,10 @@ import itertools
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-from autograd.function import Function
-from autograd.ops import rnn_ops
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.autograd.function import Function
+from dagrad.autograd.ops import rnn_ops
 from tests.helpers import module_parity, torch_or_skip
 
 T, N, IN, H = 4, 3, 5, 4

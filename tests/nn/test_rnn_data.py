@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-import nn
-from nn.datasets.sequences import (adding_problem, copy_task, first_token_task, reverse_task,
+from dagrad import nn
+from dagrad.nn.datasets.sequences import (adding_problem, copy_task, first_token_task, reverse_task,
                                    sum_of_digits)
-from nn.datasets.text import load_text, text_windows
+from dagrad.nn.datasets.text import load_text, text_windows
 
 
 def test_copy_and_reverse_tasks():

@@ -4,14 +4,14 @@ text. Small sizes, fixed seeds, Adam, a few hundred steps each."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.datasets.sequences import first_token_task
-from nn.datasets.text import load_text, text_windows
-from nn.gradient_flow import sequence_gradient_norms
-from nn.models.char_lm import CharLM
-from nn.rnn import init_forget_bias_
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.datasets.sequences import first_token_task
+from dagrad.nn.datasets.text import load_text, text_windows
+from dagrad.nn.gradient_flow import sequence_gradient_norms
+from dagrad.nn.models.char_lm import CharLM
+from dagrad.nn.rnn import init_forget_bias_
 
 
 # ------------------------------------------------------------------------- gradient flow

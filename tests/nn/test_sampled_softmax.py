@@ -4,11 +4,11 @@ with it; and maximum-inner-product search against the brute-force reference."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
-import optim
-from nn.retrieval import MIPSIndex, kmeans, recall_at_k, topk_inner_product
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
+from dagrad import optim
+from dagrad.nn.retrieval import MIPSIndex, kmeans, recall_at_k, topk_inner_product
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

@@ -4,13 +4,13 @@ reverse held-out sequences."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.additive_attention import AdditiveAttention
-from nn.attention_rnn import DotProductAttention
-from nn.datasets.sequences import reverse_task
-from nn.models.seq2seq_rnn import Seq2SeqRNN
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.additive_attention import AdditiveAttention
+from dagrad.nn.attention_rnn import DotProductAttention
+from dagrad.nn.datasets.sequences import reverse_task
+from dagrad.nn.models.seq2seq_rnn import Seq2SeqRNN
 from tests.helpers import torch_or_skip
 
 BOS = 10

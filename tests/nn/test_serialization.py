@@ -4,8 +4,8 @@ import os
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 
 
 def _model():

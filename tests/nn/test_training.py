@@ -3,13 +3,13 @@ helper's history, and the toy 2-D problems."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-from nn import datasets
-from nn.data import DataLoader, TensorDataset
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.nn import datasets
+from dagrad.nn.data import DataLoader, TensorDataset
 
 try:
-    import optim
+    from dagrad import optim
 except ImportError:  # pragma: no cover - optim ships with dagrad
     optim = None
 

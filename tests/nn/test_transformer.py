@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
+from dagrad import autograd as ag
+from dagrad import nn
 from tests.helpers import calling, module_parity, torch_or_skip
 
 D, NHEAD, FF = 8, 2, 12
@@ -178,7 +178,7 @@ def test_tiny_encoder_layer_gradcheck():
 
 
 def test_layers_accept_activation_callables_and_reject_unknown_names():
-    import nn.functional as F
+    import dagrad.nn.functional as F
     layer = nn.TransformerEncoderLayer(4, 2, 6, activation=F.gelu, dropout=0.0)
     assert layer(ag.randn(3, 2, 4)).shape == (3, 2, 4)
     layer = nn.TransformerEncoderLayer(4, 2, 6, activation=nn.GELU(), dropout=0.0)

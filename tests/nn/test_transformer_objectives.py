@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
-import optim
-from nn import objectives as O
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
+from dagrad import optim
+from dagrad.nn import objectives as O
 from tests.helpers import torch_or_skip
 
 

@@ -2,11 +2,11 @@
 decoding), padding is masked, and decoding behaves."""
 import numpy as np
 
-import autograd as ag
-import nn
-import optim
-from nn.models import Seq2SeqTransformer
-from nn.objectives import next_token_pairs, sequence_cross_entropy, token_accuracy
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.models import Seq2SeqTransformer
+from dagrad.nn.objectives import next_token_pairs, sequence_cross_entropy, token_accuracy
 
 LENGTH, SYMBOLS = 10, 12
 BOS = SYMBOLS                      # the decoder's start token (the target vocabulary has 13)

@@ -4,9 +4,9 @@ against the paper's closed form (with and without early exaggeration), float64 g
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-from nn.tsne import (conditional_probabilities, joint_probabilities, kl_divergence,
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.nn.tsne import (conditional_probabilities, joint_probabilities, kl_divergence,
                      squared_distances)
 from tests.helpers import one_blas_thread  # noqa: F401
 

@@ -4,12 +4,12 @@ model written in PyTorch, float64 gradcheck end to end with ε fixed, and learni
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
-import optim
-from nn.data import DataLoader, TensorDataset
-from nn.models import VAE
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
+from dagrad import optim
+from dagrad.nn.data import DataLoader, TensorDataset
+from dagrad.nn.models import VAE
 from tests.helpers import (one_blas_thread, one_torch_thread, torch_or_skip,  # noqa: F401
                            torch_parity)
 

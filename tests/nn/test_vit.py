@@ -4,12 +4,12 @@ gradcheck, and at least 90% test accuracy on the digits."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import nn.functional as F
-import optim
-from nn.models import ViT
-from nn.training import accuracy
+from dagrad import autograd as ag
+from dagrad import nn
+import dagrad.nn.functional as F
+from dagrad import optim
+from dagrad.nn.models import ViT
+from dagrad.nn.training import accuracy
 from tests.helpers import (module_parity, one_blas_thread, one_torch_thread,  # noqa: F401
                            torch_or_skip)
 

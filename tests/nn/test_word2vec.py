@@ -5,11 +5,11 @@ nearest-neighbour and analogy helpers on vectors with known answers."""
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import optim
-from nn.models import Vocab, Word2Vec
-from nn.models.word2vec import context_windows, keep_probabilities, tokenize
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import optim
+from dagrad.nn.models import Vocab, Word2Vec
+from dagrad.nn.models.word2vec import context_windows, keep_probabilities, tokenize
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

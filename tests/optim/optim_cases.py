@@ -9,7 +9,7 @@ same code builds the loss for both.
 """
 import numpy as np
 
-import autograd as ag
+from dagrad import autograd as ag
 
 _rng = np.random.default_rng(0)
 A0 = _rng.normal(size=(3, 4))

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-import autograd as ag
-import optim
-from optim import lr_scheduler
+from dagrad import autograd as ag
+from dagrad import optim
+from dagrad.optim import lr_scheduler
 from tests.helpers import torch_or_skip
 
 EPOCHS = 100

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import optim
+from dagrad import autograd as ag
+from dagrad import optim
 from tests.optim.optim_cases import CASES, NAMES, X0, arrange, loss, make_params, train
 
 

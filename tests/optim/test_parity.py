@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import optim
+from dagrad import autograd as ag
+from dagrad import optim
 from tests.helpers import torch_or_skip
 from tests.optim.optim_cases import A0, B0, CASES, X0, arrange, case_id, loss, make_params, train
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import optim
+from dagrad import autograd as ag
+from dagrad import optim
 from tests.optim.optim_cases import CASES, arrange, case_id, make_params, train
 
 
@@ -97,8 +97,8 @@ def test_model_optimizer_and_scheduler_saved_to_a_file_at_step_20_resume_exactly
                                                                                  case):
     """The checkpoint a training script writes: model (with batch-norm buffers), optimizer with
     two parameter groups and a warm-up-then-cosine scheduler, through nn.save / nn.load."""
-    import nn
-    from optim import lr_scheduler
+    from dagrad import nn
+    from dagrad.optim import lr_scheduler
     name, kwargs, groups = case
     rng = np.random.default_rng(0)
     batches = [(rng.standard_normal((8, 4)), rng.integers(0, 3, 8)) for _ in range(50)]

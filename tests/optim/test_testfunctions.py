@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-import optim
-from optim.testfunctions import narrow_valley, rosenbrock, run_trajectory
+from dagrad import optim
+from dagrad.optim.testfunctions import narrow_valley, rosenbrock, run_trajectory
 
 
 def test_functions_take_arrays_for_contour_plots():

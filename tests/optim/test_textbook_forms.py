@@ -5,8 +5,8 @@ and replays the textbook rule by hand in NumPy.
 """
 import numpy as np
 
-import optim
-from optim.testfunctions import narrow_valley, run_trajectory
+from dagrad import optim
+from dagrad.optim.testfunctions import narrow_valley, run_trajectory
 
 START, STEPS = (-4.0, 1.5), 40
 

@@ -1,7 +1,7 @@
 """Reading viz's DOT source in tests: nodes by name, edges with their labels."""
 import re
 
-import autograd as ag
+from dagrad import autograd as ag
 
 _NODE = re.compile(r"^\s*(\w+) \[label=<(.*?)>(?= [\w-]+=|\]$)", re.M)
 _EDGE = re.compile(r"^\s*(\w+) -> (\w+) \[(.*)\]$", re.M)

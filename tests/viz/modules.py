@@ -1,9 +1,9 @@
 """Small module stacks for the viz tests."""
 import math
 
-import autograd as ag
-import nn
-from nn.models import MLP
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad.nn.models import MLP
 
 
 class Block(nn.Module):

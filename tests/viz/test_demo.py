@@ -1,4 +1,4 @@
-"""python -m viz demo writes its three files."""
+"""python -m dagrad.viz demo writes its three files."""
 import os
 import subprocess
 import sys

@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import viz
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import viz
 from tests.viz.dot_source import edges, gradients, leaf, node_labels, node_names
 from tests.viz.modules import block_stack
 
@@ -201,7 +201,7 @@ def test_inline_svg_scales_to_the_cell():
 def test_importing_viz_needs_only_numpy():
     import subprocess
     import sys
-    code = ("import sys, viz; heavy = [m for m in ('graphviz', 'matplotlib', 'nn') "
+    code = ("import sys; from dagrad import viz; heavy = [m for m in ('graphviz', 'matplotlib', 'dagrad.nn') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
@@ -211,8 +211,8 @@ def test_importing_viz_needs_only_numpy():
 
 def test_missing_graphviz_package_names_the_install(monkeypatch):
     import sys
-    import viz.render
+    from dagrad.viz import render as viz_render
     monkeypatch.setitem(sys.modules, "graphviz", None)
-    monkeypatch.setattr(viz.render, "_DIGRAPH", None)
+    monkeypatch.setattr(viz_render, "_DIGRAPH", None)
     with pytest.raises(ImportError, match="pip install graphviz"):
         viz.draw(ag.sigmoid(leaf(0.0, "u")))

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import viz
+from dagrad import viz
 
 pytest.importorskip("matplotlib", reason="viz.plots needs matplotlib: install the notebooks extra")
 

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import viz
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import viz
 
 pytest.importorskip("matplotlib", reason="viz.plots needs matplotlib: install the notebooks extra")
 
@@ -78,7 +78,7 @@ def test_plot_errors():
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=r"dagrad\[notebooks\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[notebooks\]'"):
         viz.plots.latent(np.zeros((3, 2)))
 
 
@@ -88,7 +88,7 @@ def test_figures_display_as_images_in_a_fresh_notebook_kernel():
     nbformat = pytest.importorskip("nbformat", reason="install the notebooks extra")
     nbclient = pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import viz\nviz.plots.history({'loss': [3, 2, 1]})")]
+    nb.cells = [nbformat.v4.new_code_cell("from dagrad import viz\nviz.plots.history({'loss': [3, 2, 1]})")]
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     kinds = [kind for out in nb.cells[0].outputs for kind in out.get("data", {})]
     assert "image/png" in kinds

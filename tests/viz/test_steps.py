@@ -6,8 +6,8 @@ import subprocess
 import numpy as np
 import pytest
 
-import autograd as ag
-import viz
+from dagrad import autograd as ag
+from dagrad import viz
 from tests.viz.dot_source import edges, gradients, leaf
 
 

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import autograd as ag
-import nn
-import viz
+from dagrad import autograd as ag
+from dagrad import nn
+from dagrad import viz
 from tests.viz.dot_source import leaf
 
 

@@ -1,0 +1,11 @@
+"""One wording for "this feature needs an optional package", with commands that work from a
+checkout (dagrad is installed from its repository, not from a package index)."""
+
+
+def missing_extra(feature, package, extra="notebooks"):
+    """The ImportError to raise when ``feature`` needs ``package`` (pip name), which the
+    ``extra`` of pyproject.toml installs."""
+    return ImportError(
+        f"{feature} needs {package}: run `make demo` in the dagrad checkout (it installs the "
+        f"'{extra}' extra into .venv), or `pip install -e '.[{extra}]'` there, or "
+        f"`pip install {package}`")
