@@ -1,17 +1,12 @@
-# dagrad: developer entry points.
-#
-#   make demo    create .venv, install dagrad[notebooks], run the demo
-#   make test    create .venv, install dagrad[test] (+ torch for parity tests), run pytest
-#   make bench   run the benchmarks (same environment as `make test`)
-#   make venv    only create .venv
-#   make clean   remove build artefacts, caches and demo output (keeps .venv)
-#   make distclean   clean, and remove .venv too
+# dagrad: developer entry points. `make` or `make help` lists them.
 #
 # Installation is recorded by stamp files inside .venv that depend on pyproject.toml,
 # so repeating a target with nothing changed does no pip work.
 # `make test` runs two pytest workers with one BLAS/OpenMP thread each: on two cores, threaded
 # BLAS in both workers oversubscribes the CPU and small training loops slow down 10-80x.
 # Benchmarks set their own thread counts (2 per framework, see benchmarks/common.py).
+
+.DEFAULT_GOAL := help
 
 SHELL := /bin/bash
 
@@ -31,14 +26,20 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Printed (inside double quotes in the shell) when `dot` is missing and cannot be installed.
 DOT_MISSING := Graphviz's \`dot\` program is missing: install it with \`sudo apt-get install graphviz\` (Debian/Ubuntu), \`brew install graphviz\` (macOS) or \`conda install graphviz\`; DOT text output works without it
 
-.PHONY: demo test bench venv clean distclean ensure-dot
+.PHONY: help demo test notebooks bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
+
+# ---------------------------------------------------------------- help
+
+help:   ## list the targets
+	@echo "dagrad: make TARGET"
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 16
 
 # ---------------------------------------------------------------- environment
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-venv: $(PY)
+venv: $(PY)   ## only create .venv
 
 $(VENV)/.installed-demo: pyproject.toml | $(PY)
 	$(PIP) install -e '.[notebooks]'
@@ -68,19 +69,29 @@ ensure-dot:
 	  echo "$(DOT_MISSING)" >&2; \
 	fi
 
-# ---------------------------------------------------------------- targets
-
-demo: ensure-dot $(VENV)/.installed-demo
-	@if [ -f viz/__main__.py ]; then \
-	  echo "$(PY) -m viz demo --out demo_output"; \
-	  $(PY) -m viz demo --out demo_output; \
+# Debian's Chromium for the browser tests (Playwright drives the system browser; it cannot
+# download its own here). Without it those tests are skipped with the reason shown, except under
+# CI, where tests/viz/browser.py fails them.
+ensure-chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  :; \
+	elif command -v apt-get >/dev/null 2>&1 && { [ "$$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }; then \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo -n"; fi; \
+	  echo "Installing Chromium with apt-get (for the browser tests) ..."; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || \
+	  echo "warning: apt-get could not install chromium; browser tests will be skipped" >&2; \
 	else \
-	  echo "$(PY) examples/train_mlp_digits.py"; \
-	  $(PY) examples/train_mlp_digits.py; \
+	  echo "warning: chromium is missing; browser tests will be skipped" >&2; \
 	fi
 
+# ---------------------------------------------------------------- targets
+
+demo: ensure-dot $(VENV)/.installed-demo   ## set up .venv, train an MLP on the digits, write pictures to demo_output/
+	$(PY) -m dagrad.viz demo --out demo_output
+
 # pytest exits with 5 when it collects no tests; that is a failure here.
-test: ensure-dot $(VENV)/.installed-test
+test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included
 	@echo "$(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS)"; \
 	status=0; $(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then \
@@ -88,13 +99,24 @@ test: ensure-dot $(VENV)/.installed-test
 	fi; \
 	exit $$status
 
-bench: $(VENV)/.installed-test
-	$(PY) -m benchmarks
+notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
+	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks
 
-clean:
+bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch and NumPy -> benchmarks/results-latest.md (~15 min)
+	@echo "Benchmarks: W1-W6, 3 alternated rounds per framework; about 15 minutes on 2 cores."
+	$(PY) -m benchmarks --malloc
+
+bench-results: $(VENV)/.installed-test   ## as bench, but rewrite the committed benchmarks/RESULTS.md
+	@echo "Benchmarks: W1-W6, 3 alternated rounds per framework; about 15 minutes on 2 cores."
+	$(PY) -m benchmarks --malloc --out benchmarks/RESULTS.md
+
+docs-images: ensure-dot $(VENV)/.installed-demo   ## redraw the README's picture, docs/images/readme_graph.svg
+	$(PY) docs/make_images.py
+
+clean:   ## remove build artefacts, caches and demo output (keeps .venv)
 	rm -rf demo_output build .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name '*.egg-info' -type d -prune -exec rm -rf {} +
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
-distclean: clean
+distclean: clean   ## clean, and remove .venv too
 	rm -rf $(VENV)
