@@ -12,7 +12,7 @@ def tensor(data, dtype=None, requires_grad=False):
     Python floats give float32, Python ints int64, bools bool; ndarrays keep their dtype.
     """
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)

@@ -206,7 +206,7 @@ def _saved_as_tensors(node):
             result.append(Tensor._make(s, node))
             continue
         for x in node.inputs:
-            if isinstance(x, Tensor) and x.data is s:
+            if isinstance(x, Tensor) and x._data is s:
                 result.append(x)
                 break
         else:
@@ -218,7 +218,7 @@ def _check_versions(node):
     """Raise if a tensor this node saved was changed in place after the forward pass."""
     for x, version in zip(node.inputs, node.versions):
         if isinstance(x, Tensor) and x._version != version and any(
-                s is x.data for s in node.saved):
+                s is x._data for s in node.saved):
             raise RuntimeError(
                 f"One of the tensors needed by '{node.name}' for its backward (shape "
                 f"{x.shape}) was modified in place after the forward pass (its version is now "
@@ -263,16 +263,16 @@ def _accumulate_grad(t, g, create_graph, handed):
         return
     if type(g) is not np.ndarray:
         g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
-    if g.shape != t.data.shape:
+    if g.shape != t._data.shape:
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
-                           f"{t.data.shape}")
+                           f"{t._data.shape}")
     if t.grad is None:
-        if g.dtype != t.data.dtype or not g.flags.writeable or id(g) in handed:
-            g = g.astype(t.data.dtype, copy=True)
+        if g.dtype != t._data.dtype or not g.flags.writeable or id(g) in handed:
+            g = g.astype(t._data.dtype, copy=True)
         handed.add(id(g))
         t.grad = Tensor._make(g, None)
     else:
-        t.grad.data = t.grad.data + g
+        t.grad._data = t.grad._data + g
 
 
 def _vertex(t):
@@ -298,7 +298,7 @@ def _seed(tensors, grad_tensors, create_graph, op):
                 f"nothing to differentiate. Create the inputs with requires_grad=True (and do "
                 f"not compute it under no_grad()).")
         if g is None:
-            if t.data.size != 1:
+            if t._data.size != 1:
                 raise RuntimeError(
                     f"{op}: grad can be implicitly created only for scalar outputs, but this "
                     f"tensor has shape {t.shape}. Pass gradient=<tensor of shape {t.shape}> "
@@ -307,7 +307,7 @@ def _seed(tensors, grad_tensors, create_graph, op):
         elif create_graph and isinstance(g, Tensor):
             pass              # keep it: the result may be differentiated w.r.t. it (jvp)
         else:
-            g = np.asarray(g.data if isinstance(g, Tensor) else g, dtype=t.dtype)
+            g = np.asarray(g._data if isinstance(g, Tensor) else g, dtype=t.dtype)
         if g.shape != t.shape:
             raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
                                f"shape {t.shape}; they must match")

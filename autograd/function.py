@@ -81,7 +81,7 @@ class Function:
         least one input requires a gradient.
         """
         ctx = cls()
-        arrays = [x.data if isinstance(x, Tensor) else x for x in inputs]
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         try:
             out = ctx.forward(*arrays, **attrs)
         except (ValueError, TypeError) as e:
@@ -237,7 +237,7 @@ def _check_finite(ctx, value, phase):
             continue
         if isinstance(v, LazyGrad):
             v = v.dense()
-        arr = v.data if isinstance(v, Tensor) else v
+        arr = v._data if isinstance(v, Tensor) else v
         if np.issubdtype(np.asarray(arr).dtype, np.inexact) and not np.all(np.isfinite(arr)):
             where = f" (in module '{ctx.module}')" if ctx.module else ""
             raise RuntimeError(

@@ -14,7 +14,7 @@ from .tensor import Tensor
 def _prepare(inputs, create_graph):
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
-    fresh = tuple(Tensor._make(x.data, None).requires_grad_(True) if not create_graph
+    fresh = tuple(Tensor._make(x._data, None).requires_grad_(True) if not create_graph
                   else (x if x.requires_grad else x.detach().requires_grad_(True))
                   for x in inputs)
     return single, fresh
@@ -48,7 +48,7 @@ def jvp(fn, inputs, v, create_graph=False):
         u = Tensor._make(np.zeros(out.shape, out.dtype), None).requires_grad_(True)
         gs = grad(out, xs, u, create_graph=True, allow_unused=True)
         pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
-        total = sum(((g * (vv.data if isinstance(vv, Tensor) else vv)).sum() for g, vv in pairs))
+        total = sum(((g * (vv._data if isinstance(vv, Tensor) else vv)).sum() for g, vv in pairs))
         jv, = grad(total, [u], create_graph=create_graph, allow_unused=True)
     jv = _zeros_if_none(jv, out)
     return (out if create_graph else out.detach()), (jv if create_graph else jv.detach())
@@ -70,7 +70,7 @@ def jacobian(fn, inputs, create_graph=False):
                 rows[k].append(_zeros_if_none(g, x))
     from .ops.shape import stack
     jacs = tuple(stack(r).reshape(out.shape + x.shape) if create_graph
-                 else Tensor(np.stack([g.data for g in r]).reshape(out.shape + x.shape))
+                 else Tensor(np.stack([g._data for g in r]).reshape(out.shape + x.shape))
                  for r, x in zip(rows, xs))
     return jacs[0] if single else jacs
 
@@ -100,7 +100,7 @@ def hvp(fn, inputs, v, create_graph=False):
     with enable_grad():
         out = fn(*xs)
         gs = grad(out, xs, create_graph=True, allow_unused=True)
-        dot = sum((g * (vv.data if isinstance(vv, Tensor) else vv)).sum()
+        dot = sum((g * (vv._data if isinstance(vv, Tensor) else vv)).sum()
                   for g, vv in zip(gs, vs) if g is not None)
         hv = grad(dot, xs, create_graph=create_graph, allow_unused=True)
     hv = tuple(_zeros_if_none(h, x) for h, x in zip(hv, xs))

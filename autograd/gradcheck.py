@@ -41,15 +41,15 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
 
     def scalar_loss():
         outs = _outputs(fn, inputs)   # grad mode stays on: fn may itself call ag.grad
-        return sum(float(np.sum(o.data * w)) for o, w in zip(outs, weights) if w is not None)
+        return sum(float(np.sum(o._data * w)) for o, w in zip(outs, weights) if w is not None)
 
     worst = None
     for k, x in enumerate(wrt):
-        a = np.zeros(x.shape) if analytic[k] is None else analytic[k].data
+        a = np.zeros(x.shape) if analytic[k] is None else analytic[k]._data
         if a.shape != x.shape:
             raise GradcheckError(f"gradcheck: the gradient of input {k} has shape {a.shape}, "
                                  f"but the input has shape {x.shape}")
-        flat = x.data.reshape(-1)   # a view: perturb in place
+        flat = x._data.reshape(-1)   # a view: perturb in place
         for i in range(flat.size):
             orig = flat[i]
             flat[i] = orig + eps

@@ -21,7 +21,7 @@ def as_array(data, dtype=None):
     arrays keep their dtype, as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     if dtype is not None:
         return np.asarray(data, dtype=np.dtype(dtype))
     if isinstance(data, (np.ndarray, np.generic)):
@@ -40,7 +40,8 @@ class Tensor:
     """An n-dimensional array that records the operations applied to it.
 
     Attributes:
-        data: the ``numpy.ndarray`` holding the values.
+        data: as in PyTorch, a Tensor sharing this one's memory, detached from the graph
+            (``p.data.normal_(0, 0.01)``). The ``numpy.ndarray`` itself is ``numpy()``.
         requires_grad: whether gradients with respect to this tensor are wanted.
         grad: after ``backward()``, dL/dself as a Tensor of the same shape (leaves, or tensors
             that called ``retain_grad()``); None before.
@@ -48,13 +49,13 @@ class Tensor:
         name: optional label shown by ``viz``.
     """
 
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "name", "_version", "_hooks",
+    __slots__ = ("_data", "requires_grad", "grad", "grad_fn", "name", "_version", "_hooks",
                  "__weakref__")
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
-        self.data = as_array(data, dtype)
+        self._data = as_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self.name = name
@@ -68,7 +69,7 @@ class Tensor:
     def _make(cls, data, grad_fn):
         """Fast constructor used by operations (no conversion, no checks)."""
         t = object.__new__(Tensor)
-        t.data = data
+        t._data = data
         t.grad = None
         t.grad_fn = grad_fn
         t.requires_grad = grad_fn is not None
@@ -79,17 +80,28 @@ class Tensor:
 
     # ----------------------------------------------------------------------------- metadata
     @property
+    def data(self):
+        """A Tensor that shares this tensor's memory and is detached from the graph, as
+        PyTorch's ``.data``: ``p.data.add_(...)`` changes ``p``. Assigning ``t.data = other``
+        (a Tensor or an array of the same shape) replaces the values ``t`` holds."""
+        return Tensor._make(self._data, None)
+
+    @data.setter
+    def data(self, value):
+        self._data = as_array(value)
+
+    @property
     def shape(self):
         """The shape as a tuple of ints (``torch.Size`` in PyTorch)."""
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def is_leaf(self):
@@ -98,34 +110,34 @@ class Tensor:
 
     def size(self, dim=None):
         """The shape, or the length of dimension ``dim``."""
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     def dim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self):
         """Number of elements."""
-        return self.data.size
+        return self._data.size
 
     def __len__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     # ------------------------------------------------------------------------- conversions
     def item(self):
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(f"item(): only one-element tensors can be converted to Python "
                              f"scalars, this one has shape {self.shape}")
-        return self.data.item()
+        return self._data.item()
 
     def numpy(self):
         """The underlying ndarray (shares memory, like ``torch.Tensor.numpy``)."""
-        return self.data
+        return self._data
 
     def tolist(self):
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __float__(self):
         return float(self.item())
@@ -134,28 +146,28 @@ class Tensor:
         return int(self.item())
 
     def __index__(self):
-        if not np.issubdtype(self.dtype, np.integer) or self.data.size != 1:
+        if not np.issubdtype(self.dtype, np.integer) or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
-        return int(self.data.item())
+        return int(self._data.item())
 
     def __bool__(self):
-        if self.data.size != 1:
-            raise RuntimeError(f"Boolean value of a tensor with {self.data.size} elements is "
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of a tensor with {self._data.size} elements is "
                                f"ambiguous: use .any() or .all()")
-        return bool(self.data.item())
+        return bool(self._data.item())
 
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self._data if dtype is None else self._data.astype(dtype)
 
     def __repr__(self):
-        body = np.array2string(self.data, separator=", ", precision=4, prefix="tensor(")
+        body = np.array2string(self._data, separator=", ", precision=4, prefix="tensor(")
         extras = []
-        if self.data.dtype not in (np.float32, np.int64, np.bool_):
-            extras.append(f"dtype={self.data.dtype}")
+        if self._data.dtype not in (np.float32, np.int64, np.bool_):
+            extras.append(f"dtype={self._data.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name}>")
         elif self.requires_grad:
@@ -165,10 +177,10 @@ class Tensor:
     # ------------------------------------------------------------------- autograd interface
     def requires_grad_(self, requires_grad=True):
         """Ask for (or stop asking for) gradients with respect to this leaf tensor."""
-        if requires_grad and not _is_float(self.data.dtype):
+        if requires_grad and not _is_float(self._data.dtype):
             raise TypeError(
                 f"requires_grad=True needs a floating-point tensor, this one is "
-                f"{self.data.dtype}: only floating-point tensors have gradients. Convert it "
+                f"{self._data.dtype}: only floating-point tensors have gradients. Convert it "
                 f"first, e.g. x.float() or ag.tensor(data, dtype=ag.float32).")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError("requires_grad_(False) on a non-leaf tensor: use .detach()")
@@ -220,7 +232,7 @@ class Tensor:
 
     def detach(self):
         """A new leaf sharing this tensor's data, cut off from the graph."""
-        return Tensor._make(self.data, None)
+        return Tensor._make(self._data, None)
 
     def detach_(self):
         self.grad_fn = None
@@ -237,11 +249,11 @@ class Tensor:
                 f"gradients wrong. Do it inside `with ag.no_grad():` (e.g. for a parameter "
                 f"update) or use the out-of-place form.")
         self._version += 1
-        record_write(self.data)
+        record_write(self._data)
 
     def _inplace(self, what, value):
         self._check_inplace(what)
-        np.copyto(self.data, value.data if isinstance(value, Tensor) else value,
+        np.copyto(self._data, value._data if isinstance(value, Tensor) else value,
                   casting="unsafe")
         return self
 
@@ -255,22 +267,22 @@ class Tensor:
         return self._inplace("copy_", np.broadcast_to(as_array(src), self.shape))
 
     def add_(self, other, alpha=1):
-        return self._inplace("add_", self.data + raw_data(other) * alpha)
+        return self._inplace("add_", self._data + raw_data(other) * alpha)
 
     def sub_(self, other, alpha=1):
-        return self._inplace("sub_", self.data - raw_data(other) * alpha)
+        return self._inplace("sub_", self._data - raw_data(other) * alpha)
 
     def mul_(self, other):
-        return self._inplace("mul_", self.data * raw_data(other))
+        return self._inplace("mul_", self._data * raw_data(other))
 
     def div_(self, other):
-        return self._inplace("div_", self.data / raw_data(other))
+        return self._inplace("div_", self._data / raw_data(other))
 
     def clamp_(self, min=None, max=None):
-        return self._inplace("clamp_", np.clip(self.data, min, max))
+        return self._inplace("clamp_", np.clip(self._data, min, max))
 
     def masked_fill_(self, mask, value):
-        return self._inplace("masked_fill_", np.where(raw_data(mask), value, self.data))
+        return self._inplace("masked_fill_", np.where(raw_data(mask), value, self._data))
 
     def uniform_(self, a=0.0, b=1.0):
         from .random import generator
@@ -287,7 +299,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("__setitem__")
-        self.data[_index(index)] = raw_data(value)
+        self._data[_index(index)] = raw_data(value)
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -337,34 +349,34 @@ class Tensor:
 
     # comparisons: boolean results, never differentiable
     def __eq__(self, other):
-        return Tensor._make(self.data == raw_data(other), None)
+        return Tensor._make(self._data == raw_data(other), None)
 
     def __ne__(self, other):
-        return Tensor._make(self.data != raw_data(other), None)
+        return Tensor._make(self._data != raw_data(other), None)
 
     def __lt__(self, other):
-        return Tensor._make(self.data < raw_data(other), None)
+        return Tensor._make(self._data < raw_data(other), None)
 
     def __le__(self, other):
-        return Tensor._make(self.data <= raw_data(other), None)
+        return Tensor._make(self._data <= raw_data(other), None)
 
     def __gt__(self, other):
-        return Tensor._make(self.data > raw_data(other), None)
+        return Tensor._make(self._data > raw_data(other), None)
 
     def __ge__(self, other):
-        return Tensor._make(self.data >= raw_data(other), None)
+        return Tensor._make(self._data >= raw_data(other), None)
 
     def __invert__(self):
-        return Tensor._make(~self.data, None)
+        return Tensor._make(~self._data, None)
 
     def __and__(self, other):
-        return Tensor._make(self.data & raw_data(other), None)
+        return Tensor._make(self._data & raw_data(other), None)
 
     def __or__(self, other):
-        return Tensor._make(self.data | raw_data(other), None)
+        return Tensor._make(self._data | raw_data(other), None)
 
     def __xor__(self, other):
-        return Tensor._make(self.data ^ raw_data(other), None)
+        return Tensor._make(self._data ^ raw_data(other), None)
 
     def eq(self, other):
         return self == other
@@ -385,22 +397,22 @@ class Tensor:
         return self >= other
 
     def logical_not(self):
-        return Tensor._make(np.logical_not(self.data), None)
+        return Tensor._make(np.logical_not(self._data), None)
 
     def isnan(self):
-        return Tensor._make(np.isnan(self.data), None)
+        return Tensor._make(np.isnan(self._data), None)
 
     def isfinite(self):
-        return Tensor._make(np.isfinite(self.data), None)
+        return Tensor._make(np.isfinite(self._data), None)
 
     def any(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self.data.any(axis=dim, keepdims=keepdim)), None)
+        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
 
     def all(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self.data.all(axis=dim, keepdims=keepdim)), None)
+        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8):
-        return bool(np.allclose(self.data, raw_data(other), rtol=rtol, atol=atol))
+        return bool(np.allclose(self._data, raw_data(other), rtol=rtol, atol=atol))
 
     # ---------------------------------------------------------------------- elementwise
     def add(self, other, alpha=1):
@@ -458,7 +470,7 @@ class Tensor:
         return 1 / self
 
     def sign(self):
-        return Tensor._make(np.sign(self.data), None)
+        return Tensor._make(np.sign(self._data), None)
 
     def clamp(self, min=None, max=None):
         return E.clamp(self, min, max)
@@ -640,7 +652,7 @@ class Tensor:
 
 def raw_data(x):
     """The ndarray behind a Tensor, or ``x`` itself for constants."""
-    return x.data if isinstance(x, Tensor) else x
+    return x._data if isinstance(x, Tensor) else x
 
 
 def _index(index):

@@ -66,7 +66,7 @@ def tensor_namespace():
         from .tensor import Tensor
 
         def sign(x):
-            return Tensor._make(np.sign(x.data), None)   # piecewise constant: no gradient
+            return Tensor._make(np.sign(x._data), None)   # piecewise constant: no gradient
 
         _TENSOR = SimpleNamespace(
             exp=E.Exp.apply, log=E.Log.apply, sin=E.Sin.apply, cos=E.Cos.apply,

@@ -235,7 +235,7 @@ def _pad_last(mask):
 def attention_weights(model):
     """{module path: last_attn_weights} for every MultiheadAttention in ``model`` that kept
     its weights (see ``keep_attention_weights``); values are (N, H, L, S) ndarrays."""
-    return {name: m.last_attn_weights.data for name, m in model.named_modules()
+    return {name: m.last_attn_weights._data for name, m in model.named_modules()
             if isinstance(m, MultiheadAttention) and m.last_attn_weights is not None}
 
 

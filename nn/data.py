@@ -34,7 +34,7 @@ class TensorDataset(Dataset):
     def __init__(self, *arrays):
         if not arrays:
             raise ValueError("TensorDataset: give at least one array")
-        self.arrays = [a.data if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+        self.arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
         sizes = [len(a) for a in self.arrays]
         if len(set(sizes)) > 1:
             raise ValueError(f"TensorDataset: every array needs the same first dimension (one "
@@ -115,7 +115,7 @@ def default_collate(samples):
     if isinstance(first, dict):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     if isinstance(first, Tensor):
-        return Tensor(np.stack([s.data for s in samples]))
+        return Tensor(np.stack([s._data for s in samples]))
     if isinstance(first, np.ndarray):
         return Tensor(np.stack(samples))
     if isinstance(first, bool):

@@ -37,7 +37,7 @@ class Embedding(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            self.weight._data[self.padding_idx] = 0
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None):

@@ -21,7 +21,7 @@ def sequence_gradient_norms(model, inputs, loss=None, time_dim=0):
     last step's signal reaches each earlier input. The norm at t is over the batch and the
     features. The model's parameters' ``.grad`` are left untouched.
     """
-    data = inputs.data if isinstance(inputs, ag.Tensor) else np.asarray(inputs)
+    data = inputs._data if isinstance(inputs, ag.Tensor) else np.asarray(inputs)
     if not np.issubdtype(data.dtype, np.floating):
         raise TypeError(f"sequence_gradient_norms: inputs must be floating point (the "
                         f"gradient with respect to them is measured), got {data.dtype}; "
@@ -38,4 +38,4 @@ def sequence_gradient_norms(model, inputs, loss=None, time_dim=0):
         value = loss(output)
     (grad,) = ag.grad(value, x)
     axes = tuple(a for a in range(grad.ndim) if a != time_dim % grad.ndim)
-    return np.sqrt((grad.data.astype(np.float64) ** 2).sum(axis=axes))
+    return np.sqrt((grad._data.astype(np.float64) ** 2).sum(axis=axes))

@@ -151,7 +151,7 @@ class HierarchicalSoftmax(Module):
 
     def depths(self):
         """Path length of every class (C,) as an int array."""
-        return (self.path_signs.data != 0).sum(axis=1)
+        return (self.path_signs._data != 0).sum(axis=1)
 
     def _check(self, x, op):
         x = as_tensor(x)
@@ -161,7 +161,7 @@ class HierarchicalSoftmax(Module):
         return x
 
     def _signs(self, dtype):
-        return self.path_signs.data.astype(dtype, copy=False)
+        return self.path_signs._data.astype(dtype, copy=False)
 
     def forward(self, input, target):
         """(output, loss): output (N,) = log p(target_n | input_n), loss = -mean(output).
@@ -175,7 +175,7 @@ class HierarchicalSoftmax(Module):
         if t.size and (t.min() < 0 or t.max() >= self.num_classes):
             raise IndexError(f"HierarchicalSoftmax.forward: targets must be in "
                              f"[0, {self.num_classes - 1}]")
-        nodes = self.path_nodes.data[t]                            # (N, L)
+        nodes = self.path_nodes._data[t]                            # (N, L)
         signs = self._signs(x.dtype)[t]                            # (N, L), 0 = padding
         scores = (self.weight[nodes] @ x.unsqueeze(-1)).squeeze(-1)   # (N, L): w_n · h
         if self.bias is not None:
@@ -193,7 +193,7 @@ class HierarchicalSoftmax(Module):
         x = self._check(input, "log_prob")
         scores = ag.linear(x, self.weight, self.bias)              # (N, C-1), every node
         signs = self._signs(x.dtype)                               # (C, L)
-        return (_log_sigmoid(scores[:, self.path_nodes.data] * signs)
+        return (_log_sigmoid(scores[:, self.path_nodes._data] * signs)
                 * np.abs(signs)).sum(-1)
 
     def predict(self, input):

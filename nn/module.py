@@ -365,7 +365,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                p.grad = Tensor(np.zeros_like(p.data))
+                p.grad = Tensor(np.zeros_like(p._data))
 
     def apply(self, fn):
         """Call ``fn(m)`` on every descendant (children first) and then on this module, e.g.
@@ -396,10 +396,10 @@ class Module:
         for m in self.modules():
             for t in list(m._parameters.values()) + list(m._buffers.values()):
                 if t is not None and np.issubdtype(t.dtype, np.floating) and t.dtype != dtype:
-                    t.data = t.data.astype(dtype)
+                    t._data = t._data.astype(dtype)
                     t._version += 1
                     if t.grad is not None:
-                        t.grad.data = t.grad.data.astype(dtype)
+                        t.grad._data = t.grad._data.astype(dtype)
         return self
 
     def float(self):
@@ -496,7 +496,7 @@ _MISSING = object()
 def _as_array(value, key):
     """A state-dict value as an ndarray (Tensor, ndarray, number, or anything array-like)."""
     if isinstance(value, Tensor):
-        return value.data
+        return value._data
     try:
         arr = np.asarray(value)
     except Exception as e:  # e.g. a torch tensor that still requires grad

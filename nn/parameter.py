@@ -18,7 +18,7 @@ class Parameter(Tensor):
         if data is None:
             data = np.empty(0, dtype=np.float32)
         if isinstance(data, Tensor):
-            data = data.data
+            data = data._data
         super().__init__(data, requires_grad=requires_grad)
 
     def __repr__(self):

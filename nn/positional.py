@@ -51,7 +51,7 @@ class PositionalEncoding(Module):
     def forward(self, x):
         length = x.shape[1 if self.batch_first else 0]
         _check_length(self, length)
-        pe = self.pe.data[:length].astype(x.dtype, copy=False)
+        pe = self.pe._data[:length].astype(x.dtype, copy=False)
         return self.dropout(x + (pe if self.batch_first else pe[:, None]))
 
     def extra_repr(self):

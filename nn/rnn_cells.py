@@ -63,7 +63,7 @@ def _mgu_step(xt, h, weights):
 def _transposed(w, whole_sequence):
     """Wᵀ as a C-contiguous array for the per-step products of a whole sequence (made once:
     faster in BLAS than W's transposed view); None for a single step."""
-    return np.ascontiguousarray(w.data.T) if whole_sequence else None
+    return np.ascontiguousarray(w._data.T) if whole_sequence else None
 
 
 def _mgu_weights(w_hh, b_hh, w_ch, seq):

@@ -75,7 +75,7 @@ def _encode(obj, arrays, path):
     """The JSON description of ``obj``; arrays are added to ``arrays`` under unique names."""
     if isinstance(obj, (Tensor, np.ndarray, np.generic)):
         kind = "tensor" if isinstance(obj, Tensor) else "array"
-        data = obj.data if isinstance(obj, Tensor) else np.asarray(obj)
+        data = obj._data if isinstance(obj, Tensor) else np.asarray(obj)
         if data.dtype.hasobject:
             raise TypeError(f"save: '{path or '<root>'}' is an object array; only numeric, "
                             f"boolean and string arrays can be saved (object arrays need "

@@ -21,8 +21,8 @@ from dagrad.autograd import keep_freed_memory, no_grad
 
 def accuracy(output, target):
     """Fraction of rows whose largest output is at the target class: mean(argmax(output) == y)."""
-    out = output.data if hasattr(output, "data") else np.asarray(output)
-    y = target.data if hasattr(target, "data") else np.asarray(target)
+    out = np.asarray(output)
+    y = np.asarray(target)
     return float(np.mean(out.argmax(axis=-1) == y))
 
 

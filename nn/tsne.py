@@ -148,14 +148,14 @@ class TSNE:
             loss = kl_divergence(y, p, self.early_exaggeration if early else 1.0, p_log_p)
             y.grad = None
             loss.backward()
-            g = y.grad.data
+            g = y.grad._data
             history.append(loss.item())
             same_direction = (update * g) > 0
             gains = np.where(same_direction, gains * 0.8, gains + 0.2)
             np.maximum(gains, 0.01, out=gains)
             update = self.momentum[0 if early else 1] * update - lr * gains * g
-            y.data += update                 # in place, outside the graph (like an optimizer)
-        self.embedding_ = y.data.copy()
+            y._data += update                 # in place, outside the graph (like an optimizer)
+        self.embedding_ = y._data.copy()
         self.kl_history_ = history
         with ag.no_grad():
             self.kl_divergence_ = kl_divergence(ag.tensor(self.embedding_), p, 1.0, p_log_p).item()

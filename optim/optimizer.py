@@ -3,7 +3,7 @@
 An optimizer owns a list of *parameter groups* (dicts holding a list of tensors under
 ``"params"`` plus that group's options such as ``"lr"``) and a per-parameter *state* (a dict of
 NumPy arrays and numbers, e.g. Adam's moment estimates).  ``step()`` reads each parameter's
-gradient ``p.grad.data`` and updates ``p.data`` in place, outside the compute graph.
+gradient ``p.grad._data`` and updates ``p._data`` in place, outside the compute graph.
 
 The shared part of every update lives here, written once:
 
@@ -127,9 +127,9 @@ class Optimizer:
                 raise ValueError(f"{name} can't optimize a non-leaf Tensor (one produced by an "
                                  f"operation); optimize the leaf it came from, or .detach() it "
                                  f"and set requires_grad=True")
-            if not np.issubdtype(p.data.dtype, np.floating):
+            if not np.issubdtype(p._data.dtype, np.floating):
                 raise TypeError(f"{name} can only optimize floating-point tensors, but got "
-                                f"one of dtype {p.data.dtype}")
+                                f"one of dtype {p._data.dtype}")
         if len({id(p) for p in params}) != len(params):
             raise ValueError(f"{name}: a parameter group contains the same tensor twice; "
                              f"list every tensor once")
@@ -190,10 +190,10 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p.grad = None
-                elif isinstance(p.grad.data, np.ndarray) and p.grad.data.flags.writeable:
-                    p.grad.data[...] = 0
+                elif isinstance(p.grad._data, np.ndarray) and p.grad._data.flags.writeable:
+                    p.grad._data[...] = 0
                 else:   # a NumPy scalar or read-only view cannot be zeroed in place
-                    p.grad.data = np.zeros_like(p.grad.data)
+                    p.grad._data = np.zeros_like(p.grad._data)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient, in place; return ``closure()``'s loss.
@@ -215,12 +215,12 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if not isinstance(p.data, np.ndarray):   # a NumPy scalar is immutable
-                    p.data = np.array(p.data)
+                if not isinstance(p._data, np.ndarray):   # a NumPy scalar is immutable
+                    p._data = np.array(p._data)
                 state = self.state[p]
                 if not state:
-                    state.update(self._init_state(p.data, options))
-                self._update(p.data, self._gradient(p, options), state, options)
+                    state.update(self._init_state(p._data, options))
+                self._update(p._data, self._gradient(p, options), state, options)
                 # Like any in-place change: a backward through a graph recorded before this
                 # step now raises instead of using the new values.
                 p._version += 1
@@ -233,8 +233,8 @@ class Optimizer:
         Decoupled weight decay (``decoupled_weight_decay=True``, as in AdamW) is applied here
         too, directly on the parameter: θ <- θ (1 - ε λ).  Never modifies ``p.grad``.
         """
-        x = p.data
-        g = np.asarray(p.grad.data)
+        x = p._data
+        g = np.asarray(p.grad._data)
         if g.dtype != x.dtype:
             g = g.astype(x.dtype)
         if options.get("maximize", False):
@@ -315,7 +315,7 @@ class Optimizer:
     def _load_value(p, index, key, value):
         if not isinstance(value, np.ndarray):
             return copy.deepcopy(value)
-        x = p.data
+        x = p._data
         if value.ndim and value.shape != x.shape:
             raise ValueError(f"load_state_dict: state {key!r} of parameter {index} has shape "
                              f"{value.shape} but the parameter has shape {x.shape}; load the "

@@ -66,5 +66,5 @@ def run_trajectory(make_optimizer, fn, start, steps):
         optimizer.zero_grad()
         fn(x, y).backward()
         optimizer.step()
-        path[k] = x.data, y.data
+        path[k] = x._data, y._data
     return path

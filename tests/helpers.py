@@ -40,7 +40,7 @@ def assert_close(actual, expected, rtol=1e-7, atol=1e-9, what=""):
 
 def _np(x):
     if isinstance(x, ag.Tensor):
-        return x.data
+        return x.numpy()
     if hasattr(x, "detach"):
         return x.detach().cpu().numpy()
     return np.asarray(x)

@@ -36,7 +36,7 @@ class GradNorms:
 
         def hook(grad):
             if not getattr(_VIZ, "active", False):
-                g = np.asarray(grad.data, dtype=np.float64)
+                g = np.asarray(grad._data, dtype=np.float64)
                 record.append(float(np.sqrt(np.sum(g * g))))
         return hook
 

@@ -36,7 +36,7 @@ def _enable_inline_display():
 
 
 def _array(x):
-    return np.asarray(x.data if hasattr(x, "data") and not isinstance(x, np.ndarray) else x)
+    return np.asarray(x)
 
 
 def history(history, ax=None, title="Training"):

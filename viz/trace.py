@@ -15,7 +15,7 @@ producer's total is the sum over its out-edges (multiple use: sum the incoming Î
 
 Where the values come from. The graph does not keep every intermediate tensor, only what the
 operations saved for backward, so a value is taken from the first of: the recorded output
-(graphs built inside ``viz.record()`` keep every output), the root tensor, a leaf's ``.data``,
+(graphs built inside ``viz.record()`` keep every output), the root tensor, a leaf's array,
 the output an operation saved for its backward, or the input a consumer saved for its backward.
 When none has it (e.g. the output of an ``Add`` feeding another ``Add``, outside
 ``viz.record()``), the edge shows its shape only (known from its gradient when ``grads=True``).
@@ -193,11 +193,11 @@ def _trace(root, grads, names, gradient):
 
     # the root tensor itself, as an output node fed by its producer
     seed = totals.get(root_vertex)
-    out = add("output", root.name or "output", None, root, root.data)
+    out = add("output", root.name or "output", None, root, root._data)
     out.grad = seed
     src = ids.get(root_vertex)
     if src is not None:
-        edges.append(Edge(src.id, out.id, 0, root.data, root.shape, root.dtype, seed))
+        edges.append(Edge(src.id, out.id, 0, root._data, root.shape, root.dtype, seed))
     _complete(nodes, edges)
     return Graph(nodes, edges, out.id, bool(grads))
 
@@ -258,7 +258,7 @@ def _known_values(order, consumers, root):
         if v.value is not None:
             known[v] = v.value
         elif v is root.grad_fn:
-            known[v] = root.data
+            known[v] = root._data
         elif v.saves_output and v.saved:
             known[v] = v.saved[-1]
         else:
@@ -278,7 +278,7 @@ def _saved_input(node, slot):
     versions = getattr(node, "versions", None)
     if versions is not None and inputs[slot]._version != versions[slot]:
         return None
-    return inputs[slot].data
+    return inputs[slot]._data
 
 
 def _leaf_node(add, t, names):
@@ -293,7 +293,7 @@ def _leaf_node(add, t, names):
     else:
         kind = "input"
     module = (name.rpartition(".")[0] or None) if named else None
-    return add(kind, name or ("param" if kind == "param" else "leaf"), module, t, t.data)
+    return add(kind, name or ("param" if kind == "param" else "leaf"), module, t, t._data)
 
 
 def _const_node(add, x, module, ids):
@@ -303,7 +303,7 @@ def _const_node(add, x, module, ids):
     if isinstance(x, Tensor) and x in ids:
         return ids[x]
     if isinstance(x, Tensor):       # its module, if any, comes from its uses (_complete)
-        node = add("const", x.name or "const", None, x, x.data)
+        node = add("const", x.name or "const", None, x, x._data)
         ids[x] = node
         return node
     value = None if x is None else np.asarray(x)

@@ -389,7 +389,7 @@ class Clamp(Function):
     def backward(ctx, grad):
         x, = ctx.saved
         inside = np.ones(x.shape, dtype=bool)
-        raw = x.data if isinstance(x, Tensor) else x
+        raw = x._data if isinstance(x, Tensor) else x
         if ctx.lo is not None:
             inside &= raw >= ctx.lo
         if ctx.hi is not None:
@@ -424,7 +424,7 @@ def cast(x, dtype):
     if x.dtype == dtype:
         return x
     if x.requires_grad and not np.issubdtype(dtype, np.floating):
-        return Tensor._make(x.data.astype(dtype), None)
+        return Tensor._make(x._data.astype(dtype), None)
     return Cast.apply(x, dtype=dtype)
 
 
@@ -550,7 +550,7 @@ def minimum(a, b):
 
 def where(condition, a, b):
     """``a`` where ``condition`` is True, else ``b`` (all three broadcast)."""
-    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be boolean, got {cond.dtype}")
     return Where.apply(cond, a, b)

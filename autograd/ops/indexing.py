@@ -48,7 +48,7 @@ class Unindex(Function):
 def _as_index(i, op):
     """Tensors and lists used as indices become integer or boolean ndarrays."""
     if isinstance(i, Tensor):
-        i = i.data
+        i = i._data
     if isinstance(i, list):
         i = np.asarray(i)
     if isinstance(i, np.ndarray) and not (np.issubdtype(i.dtype, np.integer)
@@ -90,7 +90,7 @@ def gather(x, dim, index):
 
 def masked_fill(x, mask, value):
     """``value`` where ``mask`` is True, ``x`` elsewhere (mask broadcasts to x)."""
-    mask = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+    mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
     out = Where.apply(mask, value, x)

@@ -58,7 +58,7 @@ class MaxPool2d(Function):
         return out
 
     def backward(ctx, grad):
-        cols, out = (s.data if isinstance(s, Tensor) else s for s in ctx.saved)  # a constant
+        cols, out = (s._data if isinstance(s, Tensor) else s for s in ctx.saved)  # a constant
         onehot = cols == out[:, :, None]     # bool: the product below stays float
         if np.count_nonzero(onehot) != out.size:     # some window has tied maxima
             onehot = _first_true(onehot)
@@ -100,7 +100,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _argmax_positions(x, win):
     """Index into the flattened input plane (row·W + column) of every window's first maximum."""
-    k = np.argmax(_windows(unfold_copy(x.data, win, -np.inf), win), axis=2)
+    k = np.argmax(_windows(unfold_copy(x._data, win, -np.inf), win), axis=2)
     (kh, kw), (sh, sw), (dh, dw) = win.kernel, win.stride, win.dilation
     (pt, _), (pl, _) = win.padding
     rows = np.arange(win.out[0]).reshape(-1, 1) * sh + (k // kw) * dh - pt

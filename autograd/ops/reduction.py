@@ -241,7 +241,7 @@ def _extreme(op, x, dim, keepdim, axis, lowest):
         return Amax.apply(x, axis=None, keepdims=False, lowest=lowest, nan_wins=True)
     d = normalize_dim(dim, x.ndim, op)
     keepdim = keepdim and x.ndim > 0          # a 0-d tensor stays 0-d, as in PyTorch
-    data = x.data if x.ndim else x.data.reshape(1)
+    data = x._data if x.ndim else x._data.reshape(1)
     indices = (np.argmin if lowest else np.argmax)(data, axis=d)
     values = PickAlong.apply(x if x.ndim else x.reshape(1), indices, axis=d, keepdims=keepdim)
     if keepdim:
@@ -282,7 +282,7 @@ def argmin(x, dim=None, keepdim=False, *, axis=None):
 
 def _arg(op, fn, x, dim, keepdim, axis):
     dim = pick(dim, axis, op)
-    data = x.data if isinstance(x, Tensor) else np.asarray(x)
+    data = x._data if isinstance(x, Tensor) else np.asarray(x)
     if dim is None:
         out = fn(data)
         out = np.reshape(out, (1,) * data.ndim) if keepdim else out

@@ -13,7 +13,7 @@ def as_tensor(x):
 
 def as_array(x):
     """The ndarray behind ``x`` (a Tensor, an array or anything NumPy converts)."""
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def check_reduction(reduction, op, extra=()):

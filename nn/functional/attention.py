@@ -35,7 +35,7 @@ def additive_mask(mask, dtype, true_blocks, what="attn_mask"):
     if isinstance(mask, Tensor):
         if mask.requires_grad:
             return mask if mask.dtype == dtype else mask.to(dtype)
-        mask = mask.data
+        mask = mask._data
     mask = np.asarray(mask)
     if mask.dtype == np.bool_:
         blocked = mask if true_blocks else ~mask

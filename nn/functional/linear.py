@@ -28,7 +28,7 @@ def embedding(input, weight, padding_idx=None):
         return out
     padding_idx = padding_idx % n
     pad = (idx == padding_idx)[..., None]
-    return ag.where(pad, weight.data[idx], out) if pad.any() else out
+    return ag.where(pad, weight._data[idx], out) if pad.any() else out
 
 
 def one_hot(tensor, num_classes=-1):

@@ -177,9 +177,9 @@ def _clamped_log(u):
     The gradient is 1/u where u is a normal float with log u > -100, and 0 where the clamp
     holds (u = 0, or u subnormal in float32): the loss is flat there, and 1/u would overflow
     to ∞ and turn into NaN at the next multiplication by 0."""
-    normal = u.data >= np.finfo(u.dtype).tiny
+    normal = u._data >= np.finfo(u.dtype).tiny
     with np.errstate(divide="ignore"):
-        floor = np.maximum(np.log(u.data), -100.0).astype(u.dtype)
+        floor = np.maximum(np.log(u._data), -100.0).astype(u.dtype)
     inner = ag.clamp(ag.log(ag.where(normal, u, np.ones((), u.dtype))), -100.0, None)
     return ag.where(normal, inner, floor)
 
@@ -194,7 +194,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if x.shape != y.shape:
         raise ValueError(f"{op}: target shape {tuple(y.shape)} must equal input shape "
                          f"{tuple(x.shape)}")
-    if ((x.data < 0) | (x.data > 1)).any():
+    if ((x._data < 0) | (x._data > 1)).any():
         raise ValueError(f"{op}: every input must be a probability in [0, 1]; apply sigmoid "
                          f"first, or use binary_cross_entropy_with_logits on raw scores")
     loss = -(y * _clamped_log(x) + (1 - y) * _clamped_log(1 - x))
@@ -264,9 +264,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError(f"{op}: var of shape {tuple(v.shape)} does not fit input of "
                              f"shape {tuple(x.shape)}: give it the input's shape, or drop or "
                              f"set to 1 its last dimension")
-    if (v.data < 0).any():
+    if (v._data < 0).any():
         raise ValueError(f"{op}: var has negative entries; variances must be >= 0")
-    v = v + (np.maximum(v.data, eps) - v.data)      # clamp the value, keep the gradient
+    v = v + (np.maximum(v._data, eps) - v._data)      # clamp the value, keep the gradient
     d = x - y
     loss = 0.5 * (ag.log(v) + d * d / v)
     if full:

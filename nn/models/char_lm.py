@@ -72,7 +72,7 @@ class CharLM(Module):
             with ag.no_grad():
                 logits, state = self(idx)
                 for _ in range(max_new_tokens):
-                    nxt = _sample(logits.data[:, -1].astype(np.float64), temperature, top_k,
+                    nxt = _sample(logits._data[:, -1].astype(np.float64), temperature, top_k,
                                   rng)
                     pieces.append(nxt)
                     logits, state = self(nxt, state)

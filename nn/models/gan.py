@@ -75,7 +75,7 @@ class GAN(Module):
         ones, zeros = ag.ones_like(real_logits), ag.zeros_like(fake_logits)
         loss = (binary_cross_entropy_with_logits(real_logits, ones)
                 + binary_cross_entropy_with_logits(fake_logits, zeros))
-        correct = (real_logits.data > 0).sum() + (fake_logits.data <= 0).sum()
+        correct = (real_logits._data > 0).sum() + (fake_logits._data <= 0).sum()
         accuracy = float(correct) / (len(real_logits) + len(fake_logits))
         return loss, {"real": real_logits, "fake": fake_logits, "accuracy": accuracy}
 
@@ -108,8 +108,8 @@ class GAN(Module):
         g_optimizer.step()
         return {"d_loss": d_loss.item(), "g_loss": g_loss.item(),
                 "d_accuracy": parts["accuracy"],
-                "d_real": float(ag.sigmoid(parts["real"]).data.mean()),
-                "d_fake": float(ag.sigmoid(parts["fake"]).data.mean())}
+                "d_real": float(ag.sigmoid(parts["real"])._data.mean()),
+                "d_fake": float(ag.sigmoid(parts["fake"])._data.mean())}
 
     def extra_repr(self):
         return (f"data_dim={self.data_dim}, latent_dim={self.latent_dim}, "

@@ -93,7 +93,7 @@ class GPT(Module):
         try:
             with ag.no_grad():
                 for _ in range(max_new_tokens):
-                    logits = self(idx[:, -self.block_size:]).data[:, -1].astype(np.float64)
+                    logits = self(idx[:, -self.block_size:])._data[:, -1].astype(np.float64)
                     idx = np.concatenate([idx, _sample(logits, temperature, top_k, rng)],
                                          axis=1)
         finally:

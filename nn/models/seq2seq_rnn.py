@@ -134,7 +134,7 @@ class Seq2SeqRNN(Module):
             out, states, weights = self.decode_step(token, states, memory, padding)
             logits.append(out)
             alphas.append(weights)
-            token = out.data.argmax(axis=-1)         # used when not teacher forcing
+            token = out._data.argmax(axis=-1)         # used when not teacher forcing
         logits = ag.stack(logits, dim=1)
         if not return_attention:
             return logits
@@ -163,12 +163,12 @@ class Seq2SeqRNN(Module):
                 alphas = []
                 for _ in range(max_len - 1):
                     out, states, weights = self.decode_step(ys[:, -1], states, memory, padding)
-                    nxt = out.data.argmax(axis=-1)
+                    nxt = out._data.argmax(axis=-1)
                     if end_symbol is not None:
                         nxt = np.where(done, end_symbol, nxt)
                         done |= nxt == end_symbol
                     ys = np.concatenate([ys, nxt[:, None]], axis=1)
-                    alphas.append(None if weights is None else weights.data)
+                    alphas.append(None if weights is None else weights._data)
                     if end_symbol is not None and done.all():
                         break
         finally:

@@ -52,7 +52,7 @@ class Seq2SeqTransformer(Module):
                 init.xavier_uniform_(p)      # entries of the size of the position encoding
         if pad_idx is not None:
             for emb in (self.src_tok_emb, self.tgt_tok_emb):
-                emb.embedding.weight.data[pad_idx] = 0
+                emb.embedding.weight._data[pad_idx] = 0
 
     def _padding(self, tokens, given):
         """key_padding_mask (N, T): the one given, or tokens == pad_idx (if pad_idx is set)."""
@@ -117,7 +117,7 @@ class Seq2SeqTransformer(Module):
                 for _ in range(max_len - 1):
                     out = self.decode(layout(ys), memory, memory_key_padding_mask=padding)
                     last = out[:, -1] if self.batch_first else out[-1]
-                    nxt = self.generator(last).data.argmax(axis=-1)
+                    nxt = self.generator(last)._data.argmax(axis=-1)
                     if end_symbol is not None:
                         nxt = np.where(done, end_symbol, nxt)
                         done |= nxt == end_symbol

@@ -201,7 +201,7 @@ class Word2Vec(Module):
         inner products are cosine similarities). ``center=True`` first subtracts the mean
         vector: training with negative sampling pushes every word along one common
         direction, which raises all cosines alike and hides the differences between them."""
-        w = self.in_embed.weight.data.copy()
+        w = self.in_embed.weight._data.copy()
         if center:
             w -= w.mean(0)
         if normalize:

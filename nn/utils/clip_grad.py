@@ -24,7 +24,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not params:
         return Tensor(np.array(0.0, dtype=np.float32))
     norm_type = float(norm_type)
-    grads = [p.grad.data for p in params]
+    grads = [p.grad._data for p in params]
     if norm_type == math.inf:
         norms = [np.abs(g).max() if g.size else 0.0 for g in grads]
         total = float(max(norms))
@@ -38,7 +38,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     coef = max_norm / (total + 1e-6)
     if coef < 1:
         for p in params:
-            p.grad.data = p.grad.data * p.grad.dtype.type(coef)
+            p.grad._data = p.grad._data * p.grad.dtype.type(coef)
     return Tensor(np.array(total, dtype=grads[0].dtype))
 
 
@@ -46,4 +46,4 @@ def clip_grad_value_(parameters, clip_value):
     """Clip every gradient entry to [-clip_value, clip_value], in place."""
     clip_value = float(clip_value)
     for p in _with_grads(parameters):
-        p.grad.data = np.clip(p.grad.data, -clip_value, clip_value)
+        p.grad._data = np.clip(p.grad._data, -clip_value, clip_value)

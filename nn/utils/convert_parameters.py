@@ -17,7 +17,7 @@ def parameters_to_vector(parameters):
 def vector_to_parameters(vec, parameters):
     """Copy consecutive slices of the 1-D ``vec`` into the parameters, in place (the inverse
     of ``parameters_to_vector``)."""
-    data = vec.data if isinstance(vec, ag.Tensor) else np.asarray(vec)
+    data = vec._data if isinstance(vec, ag.Tensor) else np.asarray(vec)
     if data.ndim != 1:
         raise TypeError(f"vector_to_parameters: expected a 1-D vector, got shape {data.shape}")
     params = list(parameters)

@@ -141,8 +141,8 @@ def test_unfold_fold_match_pytorch(kernel, dilation, padding, stride):
 def test_fold_is_the_adjoint_of_unfold():
     """<unfold(x), c> = <x, fold(c)> for all x, c: the defining property of col2im."""
     x, c = random_inputs([(2, 3, 7, 5), (2, 3 * 6, 12)])
-    lhs = np.sum(C.unfold(ag.tensor(x), (3, 2), 1, 1, 2).data * c)
-    rhs = np.sum(x * C.fold(ag.tensor(c), (7, 5), (3, 2), 1, 1, 2).data)
+    lhs = np.sum(C.unfold(ag.tensor(x), (3, 2), 1, 1, 2).numpy() * c)
+    rhs = np.sum(x * C.fold(ag.tensor(c), (7, 5), (3, 2), 1, 1, 2).numpy())
     assert lhs == pytest.approx(rhs, rel=1e-12)
 
 

@@ -51,22 +51,22 @@ def test_two_backward_calls_accumulate_into_grad():
     x = f64([1.0, 2.0])
     (x * 3).sum().backward()
     (x * x).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3 + 2, 3 + 4])
+    np.testing.assert_allclose(x.grad.numpy(), [3 + 2, 3 + 4])
 
 
 def test_leaf_grads_never_share_memory():
     a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
     (a + b).sum().backward()
-    assert not np.shares_memory(a.grad.data, b.grad.data)
-    a.grad.data *= 10                 # in-place on one grad leaves the other alone
-    np.testing.assert_allclose(b.grad.data, [1, 1])
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.numpy()[...] *= 10                # in-place on one grad leaves the other alone
+    np.testing.assert_allclose(b.grad.numpy(), [1, 1])
 
 
 def test_grad_of_reduced_leaf_is_writable():
     x = f64(np.ones((2, 3)))
     x.sum().backward()
-    x.grad.data *= 2                  # the engine must not hand out a read-only broadcast view
-    np.testing.assert_allclose(x.grad.data, 2)
+    x.grad.numpy()[...] *= 2                 # the engine must not hand out a read-only broadcast view
+    np.testing.assert_allclose(x.grad.numpy(), 2)
 
 
 def test_float32_stays_float32():
@@ -82,18 +82,18 @@ def test_backward_of_several_roots_and_explicit_gradient():
     x = f64([1.0, 2.0, 3.0])
     y = x * 2
     y.backward(gradient=ag.tensor([1.0, 0.0, 10.0], dtype=ag.float64))
-    np.testing.assert_allclose(x.grad.data, [2, 0, 20])
+    np.testing.assert_allclose(x.grad.numpy(), [2, 0, 20])
     x.grad = None
     a, b = (x * x).sum(), x.sum()
     ag.backward([a, b])
-    np.testing.assert_allclose(x.grad.data, 2 * x.data + 1)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + 1)
 
 
 def test_backward_inputs_restricts_accumulation():
     x, w = f64([1.0, 2.0]), f64([3.0, 4.0])
     (x * w).sum().backward(inputs=[w])
     assert x.grad is None
-    np.testing.assert_allclose(w.grad.data, [1, 2])
+    np.testing.assert_allclose(w.grad.numpy(), [1, 2])
 
 
 # --------------------------------------------------------------------------------- ag.grad
@@ -101,7 +101,7 @@ def test_grad_returns_without_touching_dot_grad():
     x = f64([1.0, 2.0])
     y = (x ** 2).sum()
     g, = ag.grad(y, x)
-    np.testing.assert_allclose(g.data, [2, 4])
+    np.testing.assert_allclose(g.numpy(), [2, 4])
     assert x.grad is None
 
 
@@ -140,7 +140,7 @@ def test_backward_twice_through_ops_that_saved_nothing_works():
     y = (x + 1).sum()
     y.backward()
     y.backward()                      # as PyTorch: add/sum saved nothing, nothing was freed
-    np.testing.assert_allclose(x.grad.data, [2, 2])
+    np.testing.assert_allclose(x.grad.numpy(), [2, 2])
 
 
 # ---------------------------------------------------------------------------------- memory
@@ -149,7 +149,7 @@ def test_forward_intermediates_are_freed_after_backward():
     h = x.tanh()
     y = (h * h).sum()
     ref = weakref.ref(h)
-    arr_ref = weakref.ref(h.data)
+    arr_ref = weakref.ref(h.numpy())
     del h
     assert ref() is not None          # still saved by Mul for backward
     y.backward()                      # releases the saved values
@@ -164,7 +164,7 @@ def test_every_intermediate_of_a_chain_is_freed_after_backward():
     for _ in range(4):                # matmul, tanh, exp, mul, sigmoid: all save something
         h = ((h @ w).tanh().exp() * h).sigmoid()
         tensors.append(weakref.ref(h))
-        arrays.append(weakref.ref(h.data))
+        arrays.append(weakref.ref(h.numpy()))
     y = h.sum()
     del h
     gc.collect()
@@ -216,24 +216,24 @@ def test_tensor_hook_sees_and_replaces_gradient():
     x = f64([1.0, 2.0])
     h = x * 2
     seen = []
-    h.register_hook(lambda g: seen.append(g.data.copy()))
+    h.register_hook(lambda g: seen.append(g.numpy().copy()))
     handle = h.register_hook(lambda g: g * 10)
     (h * h).sum().backward()
-    np.testing.assert_allclose(seen[0], 2 * h.data)
-    np.testing.assert_allclose(x.grad.data, 10 * 2 * h.data * 2)
+    np.testing.assert_allclose(seen[0], 2 * h.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), 10 * 2 * h.numpy() * 2)
     handle.remove()
 
 
 def test_leaf_hook_and_retain_grad():
     x = f64([1.0, 2.0])
     calls = []
-    x.register_hook(lambda g: calls.append(g.data.copy()))
+    x.register_hook(lambda g: calls.append(g.numpy().copy()))
     h = x * 3
     h.retain_grad()
     (h * x).sum().backward()
     assert len(calls) == 1            # a leaf hook runs once, on the total gradient
-    np.testing.assert_allclose(calls[0], 3 * x.data + h.data)
-    np.testing.assert_allclose(h.grad.data, x.data)
+    np.testing.assert_allclose(calls[0], 3 * x.numpy() + h.numpy())
+    np.testing.assert_allclose(h.grad.numpy(), x.numpy())
 
 
 # ------------------------------------------------------------------------------- grad mode
@@ -307,7 +307,7 @@ def test_in_place_on_leaf_requiring_grad_is_refused_unless_no_grad():
         w.add_(1)
     with ag.no_grad():
         w -= 0.5
-    np.testing.assert_allclose(w.data, [0.5, 1.5])
+    np.testing.assert_allclose(w.numpy(), [0.5, 1.5])
 
 
 def test_zero_dim_gradients_are_arrays_and_accumulate():
@@ -315,7 +315,7 @@ def test_zero_dim_gradients_are_arrays_and_accumulate():
     x = f64([1.0, 2.0, 3.0], requires_grad=False)
     y = (w * x).sum() + (w * x).sum() + (w * x).sum()     # three contributions to one node
     y.backward()
-    assert type(w.grad.data) is np.ndarray and w.grad.data.shape == ()
+    assert type(w.grad.numpy()) is np.ndarray and w.grad.numpy().shape == ()
     assert w.grad.item() == 18.0
 
 
@@ -329,8 +329,8 @@ def test_gradients_of_many_slices_add_up_to_the_dense_gradient():
     y = h.sum() + x[1:4].sum() + x[2, ...].sum()    # overlapping slices, after the loop
     y.backward(retain_graph=True)
     assert x.grad.dtype == np.float32
-    first = x.grad.data.copy()
-    x64 = ag.tensor(x.data.astype(np.float64), requires_grad=True)
+    first = x.grad.numpy().copy()
+    x64 = ag.tensor(x.numpy().astype(np.float64), requires_grad=True)
     dense = x64.sum(dim=0) * 0.0 + 1.0
     for t in range(6):
         row = (x64 * ag.tensor(np.eye(6)[t][:, None])).sum(dim=0)   # no slicing at all
@@ -339,10 +339,10 @@ def test_gradients_of_many_slices_add_up_to_the_dense_gradient():
     mask[1:4] = 1
     mask[2] += 1
     (dense.sum() + (x64 * ag.tensor(mask)).sum()).backward()
-    np.testing.assert_allclose(first, x64.grad.data, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(first, x64.grad.numpy(), rtol=1e-5, atol=1e-6)
     x.grad = None
     y.backward()                      # a second pass starts from fresh buffers
-    np.testing.assert_allclose(x.grad.data, first)
+    np.testing.assert_allclose(x.grad.numpy(), first)
 
 
 def test_observer_and_leaf_see_slice_gradients_as_full_arrays():
@@ -354,12 +354,12 @@ def test_observer_and_leaf_see_slice_gradients_as_full_arrays():
     slices = [g for name, g in edges if name == "GetItem"]
     assert len(slices) == 2 and all(type(g) is np.ndarray and g.shape == (2, 2) for g in slices)
     y.backward()
-    assert type(x.grad.data) is np.ndarray
-    np.testing.assert_allclose(x.grad.data, [[2.0, 3.0], [0.0, 1.0]])
+    assert type(x.grad.numpy()) is np.ndarray
+    np.testing.assert_allclose(x.grad.numpy(), [[2.0, 3.0], [0.0, 1.0]])
     z = x[1, 0]                       # one slice only: its gradient reaches .grad densified
     x.grad = None
     z.backward()
-    np.testing.assert_allclose(x.grad.data, [[0.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.0], [1.0, 0.0]])
 
 
 def test_weight_reused_by_many_products_gets_the_summed_gradient():
@@ -381,6 +381,6 @@ def test_weight_reused_by_many_products_gets_the_summed_gradient():
 
     lazy, edges = gradient(lambda h, w: recurrent_gates(None, h, w))
     dense, _ = gradient(lambda h, w: h @ w.T)
-    assert lazy.dtype == np.float32 and type(lazy.data) is np.ndarray
-    np.testing.assert_allclose(lazy.data, dense.data, rtol=1e-5)
+    assert lazy.dtype == np.float32 and type(lazy.numpy()) is np.ndarray
+    np.testing.assert_allclose(lazy.numpy(), dense.numpy(), rtol=1e-5)
     assert all(isinstance(g, (np.ndarray, np.generic)) for g in edges)  # observers: arrays

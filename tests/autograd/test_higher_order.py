@@ -67,9 +67,9 @@ def test_hessian_vector_product_of_two_layer_function():
     p0, x0, v0 = rng.standard_normal(9), rng.standard_normal((4, 2)), rng.standard_normal(9)
     x = f64(x0, requires_grad=False)
     _, hv = AF.hvp(lambda p: two_layer(p, x), f64(p0), f64(v0, requires_grad=False))
-    np.testing.assert_allclose(hv.data, analytic_hessian(p0, x0) @ v0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(hv.numpy(), analytic_hessian(p0, x0) @ v0, rtol=1e-10, atol=1e-12)
     h = AF.hessian(lambda p: two_layer(p, x), f64(p0))
-    np.testing.assert_allclose(h.data, analytic_hessian(p0, x0), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), analytic_hessian(p0, x0), rtol=1e-10, atol=1e-12)
 
 
 def test_jacobian_vjp_jvp_agree_with_each_other_and_with_pytorch():
@@ -83,19 +83,19 @@ def test_jacobian_vjp_jvp_agree_with_each_other_and_with_pytorch():
 
     jac = AF.jacobian(fn, f64(a0))
     tjac = torch.autograd.functional.jacobian(lambda a: fn(a, torch), torch.tensor(a0))
-    np.testing.assert_allclose(jac.data, tjac.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(jac.numpy(), tjac.numpy(), rtol=1e-10)
     _, vjp = AF.vjp(fn, f64(a0), f64(u0, requires_grad=False))
-    np.testing.assert_allclose(vjp.data, u0 @ jac.data, rtol=1e-10)
+    np.testing.assert_allclose(vjp.numpy(), u0 @ jac.numpy(), rtol=1e-10)
     _, jvp = AF.jvp(fn, f64(a0), f64(v0, requires_grad=False))
-    np.testing.assert_allclose(jvp.data, jac.data @ v0, rtol=1e-10)
+    np.testing.assert_allclose(jvp.numpy(), jac.numpy() @ v0, rtol=1e-10)
 
 
 def test_hessian_of_several_inputs_is_a_tuple_of_tuples():
     x, y = f64([1.0, 2.0]), f64(3.0)
     h = AF.hessian(lambda a, b: (a * a * b).sum(), (x, y))
-    np.testing.assert_allclose(h[0][0].data, 2 * 3.0 * np.eye(2))
-    np.testing.assert_allclose(h[0][1].data, [2.0, 4.0])
-    np.testing.assert_allclose(h[1][1].data, 0.0)
+    np.testing.assert_allclose(h[0][0].numpy(), 2 * 3.0 * np.eye(2))
+    np.testing.assert_allclose(h[0][1].numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(h[1][1].numpy(), 0.0)
 
 
 @pytest.mark.parametrize("name,fn", [

@@ -60,12 +60,12 @@ def test_changes_that_cannot_corrupt_a_gradient_are_allowed():
     b = a.clone()
     b.zero_()                                 # a clone owns its memory
     loss.backward()
-    np.testing.assert_allclose(w.grad.data, [4.0, 7.0])
+    np.testing.assert_allclose(w.grad.numpy(), [4.0, 7.0])
     c = f64([1.0, 2.0], False)
     s = (c + w).sum()                         # Add saves nothing: PyTorch allows this too
     c.mul_(5.0)
     s.backward()
-    np.testing.assert_allclose(w.grad.data, [5.0, 8.0])
+    np.testing.assert_allclose(w.grad.numpy(), [5.0, 8.0])
 
 
 def test_retained_graph_reports_a_change_made_between_two_backwards():

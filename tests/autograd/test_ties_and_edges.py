@@ -70,15 +70,15 @@ def test_max_min_with_dim_return_values_and_indices_as_pytorch(op, dim, keepdim)
                                                                          keepdim=keepdim)
     values, indices = ours                                   # unpacks like torch.return_types
     assert values is ours.values and indices is ours.indices
-    np.testing.assert_array_equal(values.data, theirs.values.detach().numpy())
-    np.testing.assert_array_equal(indices.data, theirs.indices.numpy())
+    np.testing.assert_array_equal(values.numpy(), theirs.values.detach().numpy())
+    np.testing.assert_array_equal(indices.numpy(), theirs.indices.numpy())
     assert indices.dtype == np.int64 and not indices.requires_grad
-    w = np.arange(1.0, values.data.size + 1).reshape(values.shape)
+    w = np.arange(1.0, values.numpy().size + 1).reshape(values.shape)
     (values * ag.tensor(w)).sum().backward()
     (theirs.values * torch.tensor(w)).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())   # gradient to that index only
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())   # gradient to that index only
     arg = getattr(x, "arg" + op)(dim=dim, keepdim=keepdim)
-    np.testing.assert_array_equal(arg.data, indices.data)
+    np.testing.assert_array_equal(arg.numpy(), indices.numpy())
 
 
 def test_max_min_of_0d_tensor_with_dim():

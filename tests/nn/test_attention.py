@@ -90,7 +90,7 @@ def test_sdpa_fully_blocked_query_gives_zeros_as_pytorch():
     mask[1] = False                       # query 1 may attend to nothing
     arrays = random_inputs([(2, 3, 4), (2, 5, 4), (2, 5, 3)])
     out = _sdpa(ag, attn_mask=mask)(*[ag.tensor(a) for a in arrays])
-    assert np.all(out.data[:, 1] == 0) and np.all(np.isfinite(out.data))
+    assert np.all(out.numpy()[:, 1] == 0) and np.all(np.isfinite(out.numpy()))
     torch_parity(_sdpa(ag, attn_mask=mask), _sdpa(torch, attn_mask=mask), arrays)
 
 
@@ -114,8 +114,8 @@ def test_sdpa_keeps_float32():
 def test_sdpa_dropout_drops_weights_in_training_only():
     ag.manual_seed(0)
     q, k, v = (ag.randn(2, 4, 3) for _ in range(3))
-    plain = F.scaled_dot_product_attention(q, k, v).data
-    dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).data
+    plain = F.scaled_dot_product_attention(q, k, v).numpy()
+    dropped = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
     assert not np.allclose(plain, dropped)
 
 
@@ -223,9 +223,9 @@ def test_multihead_attention_initialisation_matches_pytorch_layout():
         8, 2, add_bias_kv=True)
     assert ({k: tuple(v.shape) for k, v in ours.state_dict().items()}
             == {k: tuple(v.shape) for k, v in theirs.state_dict().items()})
-    assert np.all(ours.in_proj_bias.data == 0) and np.all(ours.out_proj.bias.data == 0)
+    assert np.all(ours.in_proj_bias.numpy() == 0) and np.all(ours.out_proj.bias.numpy() == 0)
     bound = np.sqrt(6 / (8 + 24))           # Xavier-uniform over the packed (24, 8) matrix
-    assert np.abs(ours.in_proj_weight.data).max() <= bound
+    assert np.abs(ours.in_proj_weight.numpy()).max() <= bound
     separate = nn.MultiheadAttention(8, 2, kdim=3, vdim=5)
     assert separate.in_proj_weight is None and separate.k_proj_weight.shape == (8, 3)
 
@@ -248,24 +248,24 @@ def test_is_causal_without_mask_builds_the_causal_mask():
     causal = nn.Transformer.generate_square_subsequent_mask(5)
     a, wa = mha(x, x, x, is_causal=True)
     b, wb = mha(x, x, x, attn_mask=causal)
-    np.testing.assert_allclose(a.data, b.data, rtol=1e-6)
-    assert np.all(np.triu(wa.data[0], 1) == 0)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert np.all(np.triu(wa.numpy()[0], 1) == 0)
 
 
 def test_fully_blocked_query_gets_zero_weights_not_nan():
     mha = nn.MultiheadAttention(4, 2, batch_first=True)
     x = ag.randn(1, 3, 4)
     out, w = mha(x, x, x, key_padding_mask=np.ones((1, 3), bool))
-    assert np.all(np.isfinite(out.data)) and np.all(w.data == 0)
+    assert np.all(np.isfinite(out.numpy())) and np.all(w.numpy() == 0)
 
 
 def test_dropout_on_weights_only_in_training_mode():
     ag.manual_seed(1)
     mha = nn.MultiheadAttention(4, 2, dropout=0.5, batch_first=True)
     x = ag.randn(2, 5, 4)
-    train_out = mha(x, x, x)[0].data
+    train_out = mha(x, x, x)[0].numpy()
     mha.eval()
-    a, b = mha(x, x, x)[0].data, mha(x, x, x)[0].data
+    a, b = mha(x, x, x)[0].numpy(), mha(x, x, x)[0].numpy()
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, train_out)
 
@@ -283,14 +283,14 @@ def test_returned_weights_in_training_are_the_dropped_out_ones_as_pytorch():
     mha.train()
     mha.store_attn_weights = True
     out, w = mha(x, x, x, average_attn_weights=False)
-    kept = w.data != 0
+    kept = w.numpy() != 0
     assert 0.3 < kept.mean() < 0.7
-    np.testing.assert_allclose(w.data[kept], probs.data[kept] / (1 - p), rtol=1e-12)
-    np.testing.assert_allclose(mha.last_attn_weights.data, probs.data, rtol=1e-12)
+    np.testing.assert_allclose(w.numpy()[kept], probs.numpy()[kept] / (1 - p), rtol=1e-12)
+    np.testing.assert_allclose(mha.last_attn_weights.numpy(), probs.numpy(), rtol=1e-12)
     # the output is computed from exactly these weights
     _, k, v = mha._project(x, x, x, "qkv")
     heads = w @ mha._split_heads(v, 3)
-    np.testing.assert_allclose(out.data, mha.out_proj(mha._merge_heads(heads, 3, 6)).data,
+    np.testing.assert_allclose(out.numpy(), mha.out_proj(mha._merge_heads(heads, 3, 6)).numpy(),
                                rtol=1e-12)
 
 
@@ -330,5 +330,5 @@ def test_attention_weights_are_kept_per_layer_and_head():
     _, w = layer(x, x, x, average_attn_weights=False)
     layer.store_attn_weights = True
     layer(x, x, x)
-    np.testing.assert_allclose(layer.last_attn_weights.data, w.data)
+    np.testing.assert_allclose(layer.last_attn_weights.numpy(), w.numpy())
     assert not layer.last_attn_weights.requires_grad

@@ -56,7 +56,7 @@ def test_linear_autoencoder_spans_the_top_two_principal_components(digits):
     ag.manual_seed(0)
     model = LinearAutoencoder(64, 2)
     loss, _ = fit(model, ag.tensor(centred), steps=300, lr=0.05)
-    angle = largest_principal_angle(model.decoder.weight.data, vt[:2].T)
+    angle = largest_principal_angle(model.decoder.weight.numpy(), vt[:2].T)
     assert angle < 5.0, f"decoder columns are {angle:.2f}° away from PCA's top-2 subspace"
     # and the error is PCA's: the variance left outside the top two components
     pca_error = np.mean((centred - centred @ vt[:2].T @ vt[:2]) ** 2)
@@ -70,7 +70,7 @@ def test_linear_autoencoder_layout():
         "encoder.weight": (2, 6), "encoder.bias": (2,),
         "decoder.weight": (6, 2), "decoder.bias": (6,)}
     x = ag.randn(3, 6)
-    np.testing.assert_allclose(model(x).data, model.decode(model.encode(x)).data)
+    np.testing.assert_allclose(model(x).numpy(), model.decode(model.encode(x)).numpy())
     assert [n for n, _ in LinearAutoencoder(6, 2, bias=False).named_parameters()] == [
         "encoder.weight", "decoder.weight"]
 
@@ -163,8 +163,8 @@ def test_denoising_output_is_closer_to_clean_digits_than_its_noisy_input(digits,
     with ag.no_grad():
         noisy = model.corrupt(x)
         denoised = model(noisy)
-    d_noisy = np.sqrt(np.mean((noisy.data - digits) ** 2))
-    d_denoised = np.sqrt(np.mean((denoised.data - digits) ** 2))
+    d_noisy = np.sqrt(np.mean((noisy.numpy() - digits) ** 2))
+    d_denoised = np.sqrt(np.mean((denoised.numpy() - digits) ** 2))
     assert d_denoised < 0.7 * d_noisy, (d_denoised, d_noisy)
 
 
@@ -173,12 +173,12 @@ def test_corruption():
     ag.manual_seed(0)
     gaussian = DenoisingAutoencoder(50, noise_level=0.2).corrupt(x)
     assert gaussian.dtype == np.float32 and gaussian.shape == x.shape
-    assert np.std(gaussian.data - 1) == pytest.approx(0.2, rel=0.02)
+    assert np.std(gaussian.numpy() - 1) == pytest.approx(0.2, rel=0.02)
     masked = DenoisingAutoencoder(50, noise="masking", noise_level=0.25).corrupt(x)
-    assert masked.dtype == np.float32 and set(np.unique(masked.data)) == {0.0, 1.0}
-    assert np.mean(masked.data == 0) == pytest.approx(0.25, abs=0.01)
+    assert masked.dtype == np.float32 and set(np.unique(masked.numpy())) == {0.0, 1.0}
+    assert np.mean(masked.numpy() == 0) == pytest.approx(0.25, abs=0.01)
     model = DenoisingAutoencoder(50)       # forward itself never corrupts
-    np.testing.assert_array_equal(model(x).data, model.decode(model.encode(x)).data)
+    np.testing.assert_array_equal(model(x).numpy(), model.decode(model.encode(x)).numpy())
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "masking"])
@@ -192,10 +192,10 @@ def test_denoising_loss_compares_the_output_for_the_corrupted_input_with_the_cle
     loss, parts = model.loss(x)
     ag.manual_seed(3)
     noisy = model.corrupt(x)
-    out = model(noisy).data
-    assert not np.allclose(noisy.data, x.data)
-    assert loss.item() == pytest.approx(np.mean((out - x.data) ** 2), rel=1e-12)
-    assert loss.item() != pytest.approx(np.mean((out - noisy.data) ** 2), rel=1e-3)
+    out = model(noisy).numpy()
+    assert not np.allclose(noisy.numpy(), x.numpy())
+    assert loss.item() == pytest.approx(np.mean((out - x.numpy()) ** 2), rel=1e-12)
+    assert loss.item() != pytest.approx(np.mean((out - noisy.numpy()) ** 2), rel=1e-3)
     assert parts["reconstruction"] is loss
 
 
@@ -205,10 +205,10 @@ def test_sparse_autoencoder_mean_activation_approaches_target(digits):
     model = SparseAutoencoder(64, latent=64, sparsity_target=0.05, sparsity_weight=0.1)
     x = ag.tensor(digits)
     with ag.no_grad():
-        before = model.encode(x).data.mean()
+        before = model.encode(x).numpy().mean()
     _, parts = fit(model, x, steps=400, lr=1e-2)
     with ag.no_grad():
-        per_unit = model.encode(x).data.mean(0)
+        per_unit = model.encode(x).numpy().mean(0)
     assert before > 0.3
     assert abs(per_unit.mean() - 0.05) < 0.005
     assert np.abs(per_unit - 0.05).max() < 0.02
@@ -224,7 +224,7 @@ def test_l1_penalty_lowers_activations(digits):
         model = SparseAutoencoder(64, latent=64, penalty="l1", sparsity_weight=weight)
         fit(model, x, steps=150, lr=3e-3)
         with ag.no_grad():
-            means.append(model.encode(x).data.mean())
+            means.append(model.encode(x).numpy().mean())
     assert means[1] < 0.6 * means[0], means
 
 

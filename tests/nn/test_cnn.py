@@ -82,7 +82,7 @@ def test_small_cnn_learns_the_digits_to_97_percent():
             optimizer.step()
     model.eval()
     with ag.no_grad():
-        predicted = model(ag.tensor(X_test)).argmax(dim=1).data
+        predicted = model(ag.tensor(X_test)).argmax(dim=1).numpy()
     assert len(y_test) == 359
     assert np.mean(predicted == y_test) >= 0.97
     assert model[0][0].weight.dtype == np.float32
@@ -119,7 +119,7 @@ def _measured_field(layers, size, trials=12):
         y = layers(x)
         h, w = y.shape[2] // 2, y.shape[3] // 2
         y[0, :, h, w].sum().backward()
-        seen |= np.abs(x.grad.data[0, 0]) > 0
+        seen |= np.abs(x.grad.numpy()[0, 0]) > 0
     rows, cols = np.nonzero(seen)
     return (rows.max() - rows.min() + 1, cols.max() - cols.min() + 1), (h, w), (
         (rows.max() + rows.min()) / 2, (cols.max() + cols.min()) / 2)

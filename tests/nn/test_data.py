@@ -14,7 +14,7 @@ def _data(n=10):
 def test_tensor_dataset_rows_and_checks():
     ds = _data()
     x, y = ds[3]
-    np.testing.assert_array_equal(x.data, [6, 7]) and y.item() == 3
+    np.testing.assert_array_equal(x.numpy(), [6, 7]) and y.item() == 3
     assert len(ds) == 10
     with pytest.raises(ValueError, match="same first dimension"):
         TensorDataset(np.zeros((3, 2)), np.zeros(4))
@@ -82,7 +82,7 @@ def test_random_split_counts_fractions_and_seed():
     # a Subset of an array dataset still loads whole batches at once
     assert isinstance(a, Subset) and hasattr(a, "get_batch")
     x, y = next(iter(DataLoader(a, batch_size=7)))
-    np.testing.assert_array_equal(y.data, a.indices)
+    np.testing.assert_array_equal(y.numpy(), a.indices)
 
 
 def test_loader_rejects_bad_batch_size():

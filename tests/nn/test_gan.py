@@ -25,7 +25,7 @@ def test_shapes_and_sampling():
     assert z.shape == (5, 8)
     x = g(z)
     assert x.shape == (5, 64) and x.dtype == np.float32
-    assert np.all((x.data > 0) & (x.data < 1))               # sigmoid output: pixels in [0, 1]
+    assert np.all((x.numpy() > 0) & (x.numpy() < 1))               # sigmoid output: pixels in [0, 1]
     s = g.sample(4)
     assert s.shape == (4, 64) and s.grad_fn is None
     assert g.discriminator(x).shape == (5, 1)
@@ -37,7 +37,7 @@ def test_losses_equal_their_formulas():
     rng = np.random.default_rng(0)
     real, fake = rng.random((4, 6)), rng.random((3, 6))
     d_loss, parts = g.discriminator_loss(real, fake)
-    lr, lf = g.discriminator(ag.tensor(real)).data, g.discriminator(ag.tensor(fake)).data
+    lr, lf = g.discriminator(ag.tensor(real)).numpy(), g.discriminator(ag.tensor(fake)).numpy()
     expected = -_log_sigmoid(lr).mean() - _log_sigmoid(-lf).mean()
     assert d_loss.item() == pytest.approx(expected)
     assert parts["accuracy"] == pytest.approx(((lr > 0).sum() + (lf <= 0).sum()) / 7)
@@ -67,8 +67,8 @@ def test_each_step_trains_only_its_player():
     d_loss, _ = g.discriminator_loss(real, g(g.sample_latent(16)))
     d_loss.backward()
     assert all(p.grad is None for p in g.generator.parameters())     # fake was detached
-    d_before = [p.data.copy() for p in g.discriminator.parameters()]
-    g_before = [p.data.copy() for p in g.generator.parameters()]
+    d_before = [p.numpy().copy() for p in g.discriminator.parameters()]
+    g_before = [p.numpy().copy() for p in g.generator.parameters()]
 
     class Recorder:                       # an optimizer that records what it would update
         def __init__(self, params):
@@ -88,9 +88,9 @@ def test_each_step_trains_only_its_player():
     assert all(p.grad is not None for p in g.discriminator.parameters())   # from D's step only
     assert all(p.requires_grad for p in g.discriminator.parameters())      # unfrozen again
     for p, before in zip(g.discriminator.parameters(), d_before):
-        np.testing.assert_array_equal(p.data, before)                # the recorder never updates
+        np.testing.assert_array_equal(p.numpy(), before)                # the recorder never updates
     for p, before in zip(g.generator.parameters(), g_before):
-        np.testing.assert_array_equal(p.data, before)
+        np.testing.assert_array_equal(p.numpy(), before)
     assert set(out) == {"d_loss", "g_loss", "d_accuracy", "d_real", "d_fake"}
 
 
@@ -104,7 +104,7 @@ def test_learns_digits_the_game_stays_balanced_and_samples_are_varied():
     X_train, X_test, y_train, _ = nn.datasets.train_test_split(X, y, seed=0)
     ag.manual_seed(0)
     g = GAN(data_dim=64, latent_dim=16, hidden=(128, 128))
-    untrained = g.sample(500).data
+    untrained = g.sample(500).numpy()
     d_opt = optim.Adam(g.discriminator.parameters(), lr=2e-3, betas=(0.5, 0.999))
     g_opt = optim.Adam(g.generator.parameters(), lr=2e-3, betas=(0.5, 0.999))
     rng = np.random.default_rng(0)
@@ -115,7 +115,7 @@ def test_learns_digits_the_game_stays_balanced_and_samples_are_varied():
     assert 0.55 < last["d_accuracy"] < 0.95
     assert last["d_fake"] > 0.1 and last["d_real"] < 0.95
     assert np.isfinite(last["d_loss"]) and np.isfinite(last["g_loss"])
-    samples = g.sample(500).data
+    samples = g.sample(500).numpy()
     # generated digits sit near the training set (within twice the distance of held-out real
     # digits; measured 1.9 vs 1.03 after 600 steps, 1.3 after 3000) and far closer than the
     # untrained generator's blobs (3.0)
@@ -132,6 +132,6 @@ def test_learns_digits_the_game_stays_balanced_and_samples_are_varied():
         loss.backward()
         opt.step()
     with ag.no_grad():
-        p = ag.softmax(clf(samples), -1).data
+        p = ag.softmax(clf(samples), -1).numpy()
     assert p.max(1).mean() > 0.75
     assert (np.bincount(p.argmax(1), minlength=10) >= 10).sum() >= 8

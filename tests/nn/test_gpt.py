@@ -53,9 +53,9 @@ def test_gpt_is_causal_a_later_token_never_changes_earlier_logits():
     a = np.array([[1, 2, 3, 4, 5, 6]])
     b = a.copy()
     b[0, 4:] = [9, 10]
-    np.testing.assert_allclose(model(a).data[0, :4], model(b).data[0, :4], rtol=1e-5,
+    np.testing.assert_allclose(model(a).numpy()[0, :4], model(b).numpy()[0, :4], rtol=1e-5,
                                atol=1e-6)
-    assert not np.allclose(model(a).data[0, 4:], model(b).data[0, 4:])
+    assert not np.allclose(model(a).numpy()[0, 4:], model(b).numpy()[0, 4:])
 
 
 def test_weight_tying_shares_one_parameter():
@@ -74,25 +74,25 @@ def test_weight_tying_shares_one_parameter():
 def test_gpt_initialisation_follows_gpt2():
     ag.manual_seed(0)
     model = GPT(50, 16, n_layer=8, n_head=4, n_embd=64)
-    assert abs(model.wte.weight.data.std() - 0.02) < 0.002
-    residual = model.blocks.layers[0].linear2.weight.data.std()
+    assert abs(model.wte.weight.numpy().std() - 0.02) < 0.002
+    residual = model.blocks.layers[0].linear2.weight.numpy().std()
     assert abs(residual - 0.02 / 4) < 0.001                          # 0.02 / √(2·8)
-    assert np.all(model.blocks.layers[0].self_attn.in_proj_bias.data == 0)
-    assert np.all(model.blocks.layers[0].norm1.weight.data == 1)
+    assert np.all(model.blocks.layers[0].self_attn.in_proj_bias.numpy() == 0)
+    assert np.all(model.blocks.layers[0].norm1.weight.numpy() == 1)
 
 
 def test_generate_options():
     ag.manual_seed(0)
     model = GPT(7, 4, n_layer=1, n_head=1, n_embd=8)
     idx = np.array([[1, 2], [3, 4]])
-    out = model.generate(idx, 6).data                # longer than block_size: context cropped
+    out = model.generate(idx, 6).numpy()                # longer than block_size: context cropped
     assert out.shape == (2, 8) and out.dtype == np.int64
     np.testing.assert_array_equal(out[:, :2], idx)
-    greedy = model.generate(idx, 3, temperature=0).data
-    logits = model(idx).data[:, -1]
+    greedy = model.generate(idx, 3, temperature=0).numpy()
+    logits = model(idx).numpy()[:, -1]
     np.testing.assert_array_equal(greedy[:, 2], logits.argmax(-1))
     ag.manual_seed(3)
-    top1 = model.generate(idx, 3, top_k=1).data        # top_k=1 is greedy too
+    top1 = model.generate(idx, 3, top_k=1).numpy()        # top_k=1 is greedy too
     np.testing.assert_array_equal(top1, greedy)
     assert model.training
     with pytest.raises(ValueError, match="block_size=4"):

@@ -17,7 +17,7 @@ def _random_hs(num_classes, counts=None, dtype=np.float64, seed=0, scale=1.0):
     hs = nn.HierarchicalSoftmax(5, num_classes, counts=counts).to(dtype)
     rng = np.random.default_rng(seed)
     for p in hs.parameters():
-        p.data[...] = scale * rng.standard_normal(p.shape)
+        p.numpy()[...] = scale * rng.standard_normal(p.shape)
     return hs
 
 
@@ -34,7 +34,7 @@ def test_probabilities_of_all_classes_sum_to_one(num_classes, tree):
         hs = _random_hs(num_classes, counts, dtype, scale=2.0)
         log_p = hs.log_prob(ag.tensor(x.astype(dtype)))
         assert log_p.shape == (8, num_classes) and log_p.dtype == dtype
-        total = np.exp(log_p.data.astype(np.float64)).sum(1)
+        total = np.exp(log_p.numpy().astype(np.float64)).sum(1)
         np.testing.assert_allclose(total, 1.0, rtol=0, atol=tol)
 
 
@@ -46,7 +46,7 @@ def test_every_class_is_one_leaf_and_paths_are_prefix_free():
         assert internal == list(range(9))                 # every node but the root (9) once
     hs = _random_hs(11, _counts(11))
     codes = {tuple(zip(n[:d], s[:d])) for n, s, d in
-             zip(hs.path_nodes.data, hs.path_signs.data, hs.depths())}
+             zip(hs.path_nodes.numpy(), hs.path_signs.numpy(), hs.depths())}
     assert len(codes) == 11
     for a in codes:                                        # no path is a prefix of another
         assert not any(a != b and b[:len(a)] == a for b in codes)
@@ -57,19 +57,19 @@ def test_forward_gives_the_targets_log_probabilities_and_mean_loss():
     x = ag.tensor(np.random.default_rng(2).standard_normal((6, 5)))
     y = np.array([0, 3, 12, 5, 5, 7])
     out = hs(x, y)
-    np.testing.assert_allclose(out.output.data, hs.log_prob(x).data[np.arange(6), y], atol=1e-12)
-    assert out.loss.item() == pytest.approx(-out.output.data.mean())
-    assert hs.loss(x, y, reduction="sum").item() == pytest.approx(-out.output.data.sum())
-    np.testing.assert_array_equal(hs.predict(x).data, hs.log_prob(x).data.argmax(1))
+    np.testing.assert_allclose(out.output.numpy(), hs.log_prob(x).numpy()[np.arange(6), y], atol=1e-12)
+    assert out.loss.item() == pytest.approx(-out.output.numpy().mean())
+    assert hs.loss(x, y, reduction="sum").item() == pytest.approx(-out.output.numpy().sum())
+    np.testing.assert_array_equal(hs.predict(x).numpy(), hs.log_prob(x).numpy().argmax(1))
 
 
 def test_log_probability_is_the_sum_along_the_path():
     hs = _random_hs(6)
     x = np.random.default_rng(3).standard_normal(5)
-    scores = hs.weight.data @ x + hs.bias.data
+    scores = hs.weight.numpy() @ x + hs.bias.numpy()
     for c in range(6):
         d = hs.depths()[c]
-        nodes, signs = hs.path_nodes.data[c, :d], hs.path_signs.data[c, :d]
+        nodes, signs = hs.path_nodes.numpy()[c, :d], hs.path_signs.numpy()[c, :d]
         expected = np.sum(np.log(1 / (1 + np.exp(-signs * scores[nodes]))))
         assert hs(ag.tensor(x[None]), np.array([c])).output.item() == pytest.approx(expected)
 
@@ -79,8 +79,8 @@ def test_gradient_touches_only_the_nodes_on_the_targets_paths():
     x = ag.tensor(np.random.default_rng(4).standard_normal((2, 5)))
     y = np.array([3, 40])
     hs(x, y).loss.backward()
-    touched = np.flatnonzero(np.abs(hs.weight.grad.data).sum(1))
-    expected = np.union1d(hs.path_nodes.data[3], hs.path_nodes.data[40])
+    touched = np.flatnonzero(np.abs(hs.weight.grad.numpy()).sum(1))
+    expected = np.union1d(hs.path_nodes.numpy()[3], hs.path_nodes.numpy()[40])
     np.testing.assert_array_equal(touched, expected)
     assert len(touched) <= 2 * 6                         # depth log2(64) = 6 per target
 
@@ -91,7 +91,7 @@ def test_gradcheck(counts, bias):
     hs = nn.HierarchicalSoftmax(3, 9, counts=counts, bias=bias).double()
     rng = np.random.default_rng(5)
     for p in hs.parameters():
-        p.data[...] = rng.standard_normal(p.shape)
+        p.numpy()[...] = rng.standard_normal(p.shape)
     x = ag.tensor(rng.standard_normal((4, 3)), requires_grad=True)
     y = np.array([0, 8, 4, 4])
     params = list(hs.parameters())
@@ -115,7 +115,7 @@ def test_huffman_paths_meet_the_entropy_bound_and_beat_the_balanced_tree():
 
 def test_starts_uniform_over_the_leaves_of_a_balanced_power_of_two_tree():
     hs = nn.HierarchicalSoftmax(4, 16)                 # weights start at zero
-    np.testing.assert_allclose(hs.log_prob(ag.ones(3, 4)).data, np.log(1 / 16), rtol=1e-6)
+    np.testing.assert_allclose(hs.log_prob(ag.ones(3, 4)).numpy(), np.log(1 / 16), rtol=1e-6)
 
 
 def test_learns_the_digits():
@@ -134,7 +134,7 @@ def test_learns_the_digits():
             loss.backward()
             opt.step()
     with ag.no_grad():
-        accuracy = np.mean(hs.predict(model(ag.tensor(X_test))).data == y_test)
+        accuracy = np.mean(hs.predict(model(ag.tensor(X_test))).numpy() == y_test)
     assert accuracy > 0.93
 
 

@@ -29,16 +29,16 @@ def test_fans_and_bounds():
     ag.manual_seed(0)
     init.kaiming_uniform_(w, nonlinearity="relu")
     bound = math.sqrt(2) * math.sqrt(3 / (32 * 9))
-    assert np.abs(w.data).max() <= bound and np.abs(w.data).max() > 0.95 * bound
+    assert np.abs(w.numpy()).max() <= bound and np.abs(w.numpy()).max() > 0.95 * bound
     init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
-    assert abs(w.data.std() - math.sqrt(2 / (64 * 9))) < 0.01
+    assert abs(w.numpy().std() - math.sqrt(2 / (64 * 9))) < 0.01
     v = ag.zeros(200, 300)
     init.xavier_uniform_(v)
-    assert np.abs(v.data).max() <= math.sqrt(6 / 500)
+    assert np.abs(v.numpy()).max() <= math.sqrt(6 / 500)
     init.xavier_normal_(v, gain=2.0)
-    assert abs(v.data.std() - 2 * math.sqrt(2 / 500)) < 0.005
+    assert abs(v.numpy().std() - 2 * math.sqrt(2 / 500)) < 0.005
     init.trunc_normal_(v, std=1.0, a=-1.0, b=1.0)
-    assert np.abs(v.data).max() <= 1.0
+    assert np.abs(v.numpy()).max() <= 1.0
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         init.xavier_uniform_(ag.zeros(3))
 
@@ -46,11 +46,11 @@ def test_fans_and_bounds():
 def test_orthogonal_constant_eye():
     w = ag.zeros(4, 6)
     init.orthogonal_(w, gain=2.0)
-    np.testing.assert_allclose(w.data @ w.data.T, 4 * np.eye(4), atol=1e-5)
+    np.testing.assert_allclose(w.numpy() @ w.numpy().T, 4 * np.eye(4), atol=1e-5)
     init.constant_(w, 0.5)
-    assert np.all(w.data == 0.5)
+    assert np.all(w.numpy() == 0.5)
     init.eye_(w)
-    np.testing.assert_array_equal(w.data, np.eye(4, 6))
+    np.testing.assert_array_equal(w.numpy(), np.eye(4, 6))
     assert w.dtype == np.float32
 
 
@@ -63,9 +63,9 @@ def test_initialisers_work_on_parameters_without_recording():
 def test_layer_defaults_follow_pytorch():
     ag.manual_seed(1)
     emb = nn.Embedding(1000, 20)
-    assert abs(emb.weight.data.std() - 1) < 0.02            # N(0, 1)
-    assert np.all(nn.LayerNorm(3).weight.data == 1) and np.all(nn.BatchNorm1d(3).bias.data == 0)
-    assert np.all(nn.PReLU().weight.data == 0.25)
+    assert abs(emb.weight.numpy().std() - 1) < 0.02            # N(0, 1)
+    assert np.all(nn.LayerNorm(3).weight.numpy() == 1) and np.all(nn.BatchNorm1d(3).bias.numpy() == 0)
+    assert np.all(nn.PReLU().weight.numpy() == 0.25)
 
 
 def _grads(values):
@@ -87,7 +87,7 @@ def test_clip_grad_norm_matches_pytorch():
         expected = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
         assert math.isclose(total.item(), expected.item(), rel_tol=1e-6)
         for p, t in zip(ours, theirs):
-            np.testing.assert_allclose(p.grad.data, t.grad.numpy(), rtol=1e-6)
+            np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-6)
             assert p.grad.dtype == np.float32
     bad = _grads([np.array([np.inf])])
     with pytest.raises(RuntimeError, match="non"):
@@ -97,7 +97,7 @@ def test_clip_grad_norm_matches_pytorch():
 def test_clip_grad_value():
     params = _grads([np.array([-3.0, 0.5, 2.0])])
     clip_grad_value_(params, 1.0)
-    np.testing.assert_array_equal(params[0].grad.data, [-1.0, 0.5, 1.0])
+    np.testing.assert_array_equal(params[0].grad.numpy(), [-1.0, 0.5, 1.0])
 
 
 def test_parameters_vector_round_trip():
@@ -105,8 +105,8 @@ def test_parameters_vector_round_trip():
     vec = parameters_to_vector(model.parameters())
     assert vec.shape == (3 * 2 + 2 + 2 + 1,)
     vector_to_parameters(vec * 0 + 1, model.parameters())
-    assert all(np.all(p.data == 1) for p in model.parameters())
+    assert all(np.all(p.numpy() == 1) for p in model.parameters())
     vec.sum().backward()                         # differentiable
-    assert np.all(model[0].weight.grad.data == 1)
+    assert np.all(model[0].weight.grad.numpy() == 1)
     with pytest.raises(ValueError, match="parameters have 11"):
         vector_to_parameters(ag.zeros(4), model.parameters())

@@ -83,7 +83,7 @@ def _perturb(module):
     """Move parameters away from their (often symmetric) initial values."""
     rng = np.random.default_rng(3)
     for p in module.parameters():
-        p.data[...] = p.data + rng.uniform(-0.3, 0.3, p.shape)
+        p.numpy()[...] = p.numpy() + rng.uniform(-0.3, 0.3, p.shape)
     return module
 
 
@@ -126,31 +126,31 @@ def test_batchnorm_running_statistics_match_pytorch_after_several_steps(momentum
         w = np.random.default_rng(10 + step).standard_normal(shape)
         (ours(xs) * ag.tensor(w)).sum().backward()
         (theirs(ts) * torch.tensor(w)).sum().backward()
-        np.testing.assert_allclose(xs.grad.data, ts.grad.numpy(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(xs.grad.numpy(), ts.grad.numpy(), rtol=1e-9, atol=1e-12)
     for name, p in theirs.named_parameters():      # gradients accumulated over the 5 steps
-        np.testing.assert_allclose(getattr(ours, name).grad.data, p.grad.numpy(), rtol=1e-9,
+        np.testing.assert_allclose(getattr(ours, name).grad.numpy(), p.grad.numpy(), rtol=1e-9,
                                    err_msg=name)
     assert list(ours.state_dict()) == list(theirs.state_dict())
     for name, value in theirs.state_dict().items():
-        np.testing.assert_allclose(ours.state_dict()[name].data, value.numpy(), rtol=1e-12,
+        np.testing.assert_allclose(ours.state_dict()[name].numpy(), value.numpy(), rtol=1e-12,
                                    err_msg=name)
     assert ours.num_batches_tracked.item() == 5
     ours.eval(), theirs.eval()
     x = np.random.default_rng(9).standard_normal((3,) + shape[1:])
-    np.testing.assert_allclose(ours(ag.tensor(x)).data,
+    np.testing.assert_allclose(ours(ag.tensor(x)).numpy(),
                                theirs(torch.tensor(x)).detach().numpy(), rtol=1e-10)
 
 
 def test_batchnorm_uses_batch_statistics_in_train_and_running_ones_in_eval():
     bn = nn.BatchNorm1d(2)
     x = ag.tensor(np.array([[1.0, 10.0], [3.0, 30.0]]))
-    y_train = bn(x).data
+    y_train = bn(x).numpy()
     np.testing.assert_allclose(y_train.mean(0), 0, atol=1e-6)   # normalised by the batch
-    np.testing.assert_allclose(bn.running_mean.data, [0.2, 2.0], rtol=1e-6)
+    np.testing.assert_allclose(bn.running_mean.numpy(), [0.2, 2.0], rtol=1e-6)
     assert bn.num_batches_tracked.item() == 1
     bn.eval()
-    y_eval = bn(x).data
-    expected = (x.data - bn.running_mean.data) / np.sqrt(bn.running_var.data + bn.eps)
+    y_eval = bn(x).numpy()
+    expected = (x.numpy() - bn.running_mean.numpy()) / np.sqrt(bn.running_var.numpy() + bn.eps)
     np.testing.assert_allclose(y_eval, expected, rtol=1e-6)
     assert not np.allclose(y_train, y_eval)
     bn(x)
@@ -171,13 +171,13 @@ def test_dropout_trains_and_evaluates_differently():
     ag.manual_seed(0)
     drop = nn.Dropout(0.25)
     x = ag.ones(200, 50)
-    y = drop(x).data
+    y = drop(x).numpy()
     kept = y != 0
     assert 0.7 < kept.mean() < 0.8                      # about 1 - p kept
     np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)   # inverted scaling
     assert abs(y.mean() - 1) < 0.02                     # expectation preserved
     drop.eval()
-    assert drop(x) is x or np.array_equal(drop(x).data, x.data)
+    assert drop(x) is x or np.array_equal(drop(x).numpy(), x.numpy())
     assert y.dtype == np.float32
 
 
@@ -186,17 +186,17 @@ def test_dropout_gradient_flows_only_through_kept_elements():
     x = ag.ones(10, 10, requires_grad=True)
     y = nn.Dropout(0.5)(x)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, y.data)   # mask / (1 - p) either way
+    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())   # mask / (1 - p) either way
     with pytest.raises(ValueError, match="in \\[0, 1\\]"):
         nn.Dropout(1.5)
 
 
 def test_embedding_padding_row_gets_no_gradient_and_checks_indices():
     emb = nn.Embedding(5, 2, padding_idx=0)
-    np.testing.assert_array_equal(emb.weight.data[0], 0)
+    np.testing.assert_array_equal(emb.weight.numpy()[0], 0)
     out = emb(ag.tensor(np.array([0, 1, 1, 4])))
     out.sum().backward()
-    np.testing.assert_array_equal(emb.weight.grad.data[:, 0], [0, 2, 0, 0, 1])
+    np.testing.assert_array_equal(emb.weight.grad.numpy()[:, 0], [0, 2, 0, 0, 1])
     with pytest.raises(IndexError, match="out of range for 5"):
         emb(ag.tensor(np.array([5])))
     with pytest.raises(IndexError, match="out of range"):
@@ -209,7 +209,7 @@ def test_embedding_from_pretrained_is_frozen_by_default():
     w = ag.tensor(np.arange(6.0).reshape(3, 2))
     emb = nn.Embedding.from_pretrained(w)
     assert not emb.weight.requires_grad
-    np.testing.assert_array_equal(emb(ag.tensor(np.array([2]))).data, [[4.0, 5.0]])
+    np.testing.assert_array_equal(emb(ag.tensor(np.array([2]))).numpy(), [[4.0, 5.0]])
 
 
 def test_linear_default_initialisation_follows_pytorch_bounds():
@@ -217,8 +217,8 @@ def test_linear_default_initialisation_follows_pytorch_bounds():
     layer = nn.Linear(100, 50)
     bound = 1 / np.sqrt(100)
     for p in (layer.weight, layer.bias):
-        assert np.abs(p.data).max() <= bound
-        assert np.abs(p.data).max() > 0.9 * bound
+        assert np.abs(p.numpy()).max() <= bound
+        assert np.abs(p.numpy()).max() > 0.9 * bound
     assert layer.weight.dtype == np.float32
     assert layer.weight.shape == (50, 100)
 
@@ -241,4 +241,4 @@ def test_softmax_without_dim_follows_pytorch_rule():
         x = _x(*shape)
         with pytest.warns(UserWarning):
             expected = torch.nn.Softmax()(torch.tensor(x)).numpy()
-        np.testing.assert_allclose(nn.Softmax()(ag.tensor(x)).data, expected, rtol=1e-12)
+        np.testing.assert_allclose(nn.Softmax()(ag.tensor(x)).numpy(), expected, rtol=1e-12)

@@ -142,9 +142,9 @@ def test_logit_losses_are_stable_for_huge_logits(dtype):
     t = torch.tensor(logits, requires_grad=True)
     tl = torch.nn.CrossEntropyLoss()(t, torch.tensor(target))
     tl.backward()
-    assert np.isfinite(loss.item()) and np.isfinite(x.grad.data).all()
+    assert np.isfinite(loss.item()) and np.isfinite(x.grad.numpy()).all()
     np.testing.assert_allclose(loss.item(), tl.item(), rtol=1e-6)
-    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-6)
 
     y = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, 0.0]], dtype=dtype)
     x = ag.tensor(logits, requires_grad=True)
@@ -154,9 +154,9 @@ def test_logit_losses_are_stable_for_huge_logits(dtype):
     tl = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 1.0, 3.0], dtype=t.dtype))(
         t, torch.tensor(y))
     tl.backward()
-    assert np.isfinite(loss.item()) and np.isfinite(x.grad.data).all()
+    assert np.isfinite(loss.item()) and np.isfinite(x.grad.numpy()).all()
     np.testing.assert_allclose(loss.item(), tl.item(), rtol=1e-6)
-    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-6)
 
 
 def test_kl_div_treats_zero_targets_as_zero_contribution():
@@ -169,7 +169,7 @@ def test_kl_div_treats_zero_targets_as_zero_contribution():
     tl = torch.nn.KLDivLoss(reduction="batchmean")(t, torch.tensor(target))
     tl.backward()
     np.testing.assert_allclose(loss.item(), tl.item(), rtol=1e-12)
-    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
 
 
 HUGE = np.array([[1e4, -1e4, 0.0, 3.0], [-1e4, 1e4, 5.0, -1e4], [1e4, 1e4, -1e4, -2.0]])
@@ -236,10 +236,10 @@ def test_losses_of_logits_of_1e4_are_finite_and_match_pytorch(name, ours, theirs
     tl = theirs(torch.nn.functional, t, torch, reduction)
     (tl * torch.tensor(w)).sum().backward()
     assert loss.dtype == dtype and x.grad.dtype == dtype
-    assert np.isfinite(loss.data).all() and np.isfinite(x.grad.data).all()
+    assert np.isfinite(loss.numpy()).all() and np.isfinite(x.grad.numpy()).all()
     tol = 1e-6 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(loss.data, tl.detach().numpy(), rtol=tol, atol=tol)
-    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(loss.numpy(), tl.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
@@ -252,11 +252,11 @@ def test_bce_clamps_its_logs_at_minus_100_like_pytorch(dtype):
         loss = nn.BCELoss(reduction="none")(x, ag.tensor(y))
         loss.sum().backward()
     expected = torch.nn.BCELoss(reduction="none")(torch.tensor(p), torch.tensor(y)).numpy()
-    np.testing.assert_allclose(loss.data, expected, rtol=1e-6)
-    assert loss.data[0] == loss.data[1] == 100            # log 0 clamped at -100
-    assert np.isfinite(x.grad.data).all()                  # flat where clamped, never NaN
-    np.testing.assert_allclose(x.grad.data[2:5], [-2.0, -1.0, 1.0])
-    np.testing.assert_allclose(x.grad.data[5], -1e30, rtol=1e-6)   # 1/x: still a normal float
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-6)
+    assert loss.numpy()[0] == loss.numpy()[1] == 100            # log 0 clamped at -100
+    assert np.isfinite(x.grad.numpy()).all()                  # flat where clamped, never NaN
+    np.testing.assert_allclose(x.grad.numpy()[2:5], [-2.0, -1.0, 1.0])
+    np.testing.assert_allclose(x.grad.numpy()[5], -1e30, rtol=1e-6)   # 1/x: still a normal float
     with pytest.raises(ValueError, match="probability"):
         nn.BCELoss()(ag.tensor([1.5]), ag.tensor([1.0]))
 

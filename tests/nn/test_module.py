@@ -106,7 +106,7 @@ def test_zero_grad_and_requires_grad():
     net(ag.randn(2, 3)).sum().backward()
     assert all(p.grad is not None for p in net.parameters())
     net.zero_grad(set_to_none=False)
-    assert all(np.all(p.grad.data == 0) for p in net.parameters())
+    assert all(np.all(p.grad.numpy() == 0) for p in net.parameters())
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
     net.encoder.requires_grad_(False)
@@ -141,7 +141,7 @@ def test_state_dict_contains_parameters_and_buffers_like_pytorch():
     assert "encoder.0.norm.weight" in keys and "head.bias" in keys
     sd = net.state_dict()
     assert not sd["head.weight"].requires_grad
-    assert sd["head.weight"].data is net.head.weight.data      # shares memory
+    assert sd["head.weight"].numpy() is net.head.weight.numpy()      # shares memory
     assert net.state_dict(keep_vars=True)["head.weight"] is net.head.weight
     bn = nn.BatchNorm1d(2)
     assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var",
@@ -163,9 +163,9 @@ def test_load_state_dict_round_trip_copies_in_place():
     assert result.missing_keys == [] and result.unexpected_keys == []
     assert b.head.weight is weight                                   # same Parameter object
     for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
-        np.testing.assert_array_equal(x.data, y.data, err_msg=name)
+        np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=name)
     x = ag.randn(2, 3)
-    np.testing.assert_array_equal(a(x).data, b(x).data)
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
 
 
 def test_load_state_dict_names_every_missing_unexpected_and_misshaped_key():
@@ -174,14 +174,14 @@ def test_load_state_dict_names_every_missing_unexpected_and_misshaped_key():
     del sd["head.bias"], sd["steps"]
     sd["extra.weight"] = np.zeros(2)
     sd["head.weight"] = np.zeros((5, 3))
-    before = net.head.weight.data.copy()
+    before = net.head.weight.numpy().copy()
     with pytest.raises(RuntimeError) as info:
         net.load_state_dict(sd)
     message = str(info.value)
     for key in ["'head.bias'", "'steps'", "'extra.weight'", "size mismatch for head.weight",
                 "(5, 3)", "(2, 3)", "Net"]:
         assert key in message
-    np.testing.assert_array_equal(net.head.weight.data, before)     # nothing was modified
+    np.testing.assert_array_equal(net.head.weight.numpy(), before)     # nothing was modified
     sd["head.weight"] = before
     result = net.load_state_dict(sd, strict=False)
     assert result.missing_keys == ["steps", "head.bias"]
@@ -199,7 +199,7 @@ def test_load_state_dict_from_pytorch_numpy_arrays():
     ours.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     ref.eval(), ours.eval()
-    np.testing.assert_allclose(ours(ag.tensor(x)).data, ref(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(ours(ag.tensor(x)).numpy(), ref(torch.tensor(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
 
 
@@ -268,7 +268,7 @@ def test_deep_copies_are_independent_and_record_their_own_paths():
     net(ag.randn(1, 2))
     clone = copy.deepcopy(net)
     assert isinstance(clone[0].weight, nn.Parameter) and clone[0].weight.requires_grad
-    assert clone[0].weight.data is not net[0].weight.data
+    assert clone[0].weight.numpy() is not net[0].weight.numpy()
     assert clone(ag.randn(1, 2)).grad_fn.module == "2"
 
 
@@ -278,7 +278,7 @@ def test_forward_hooks_can_observe_and_replace():
     h1 = layer.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
     h2 = layer.register_forward_hook(lambda m, args, out: calls.append(out.shape))
     out = layer(ag.ones(1, 2))
-    np.testing.assert_allclose(out.data, layer.bias.data[None])
+    np.testing.assert_allclose(out.numpy(), layer.bias.numpy()[None])
     assert calls == [(1, 2)]
     h1.remove(), h2.remove()
     layer(ag.ones(1, 2))

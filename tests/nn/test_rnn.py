@@ -25,7 +25,7 @@ def _perturb(module, seed=3):
     """Move parameters away from their small initial values so every term matters."""
     rng = np.random.default_rng(seed)
     for p in module.parameters():
-        p.data[...] = p.data + rng.uniform(-0.5, 0.5, p.shape)
+        p.numpy()[...] = p.numpy() + rng.uniform(-0.5, 0.5, p.shape)
     return module
 
 
@@ -190,15 +190,15 @@ def test_peephole_lstm_with_zero_peepholes_is_the_plain_lstm():
     state.update({k: np.zeros(12, np.float32) for k in ("weight_ch_l0", "weight_ch_l1")})
     peep.load_state_dict(state)
     x = ag.tensor(_x(5, 2, 3).astype(np.float32))
-    np.testing.assert_allclose(peep(x)[0].data, plain(x)[0].data, rtol=1e-6)
-    peep.weight_ch_l0.data[:] = 0.5                  # the peepholes change the result
-    assert not np.allclose(peep(x)[0].data, plain(x)[0].data)
+    np.testing.assert_allclose(peep(x)[0].numpy(), plain(x)[0].numpy(), rtol=1e-6)
+    peep.weight_ch_l0.numpy()[:] = 0.5                  # the peepholes change the result
+    assert not np.allclose(peep(x)[0].numpy(), plain(x)[0].numpy())
 
 
 def test_peephole_lstm_cell_follows_the_formula():
     cell = _perturb(nn.LSTMCell(2, 3, peephole=True).double())
     x, h, c = _x(4, 2), _x(4, 3, seed=1), _x(4, 3, seed=2)
-    p = {n: v.data for n, v in cell.named_parameters()}
+    p = {n: v.numpy() for n, v in cell.named_parameters()}
     a = x @ p["weight_ih"].T + p["bias_ih"] + h @ p["weight_hh"].T + p["bias_hh"]
     ai, af, ag_, ao = np.split(a, 4, axis=1)
     pi, pf, po = np.split(p["weight_ch"], 3)
@@ -208,21 +208,21 @@ def test_peephole_lstm_cell_follows_the_formula():
     c_new = sigmoid(af + pf * c) * c + sigmoid(ai + pi * c) * np.tanh(ag_)
     h_new = sigmoid(ao + po * c_new) * np.tanh(c_new)
     h_out, c_out = cell(ag.tensor(x), (ag.tensor(h), ag.tensor(c)))
-    np.testing.assert_allclose(c_out.data, c_new, rtol=1e-12)
-    np.testing.assert_allclose(h_out.data, h_new, rtol=1e-12)
+    np.testing.assert_allclose(c_out.numpy(), c_new, rtol=1e-12)
+    np.testing.assert_allclose(h_out.numpy(), h_new, rtol=1e-12)
 
 
 def test_mgu_cell_follows_the_formula():
     cell = _perturb(nn.MGUCell(2, 3).double())
     x, h = _x(4, 2), _x(4, 3, seed=1)
-    p = {n: v.data for n, v in cell.named_parameters()}
+    p = {n: v.numpy() for n, v in cell.named_parameters()}
     wif, win = np.split(p["weight_ih"], 2)
     whf, whn = np.split(p["weight_hh"], 2)
     bif, bin_ = np.split(p["bias_ih"], 2)
     bhf, bhn = np.split(p["bias_hh"], 2)
     f = 1 / (1 + np.exp(-(x @ wif.T + bif + h @ whf.T + bhf)))
     n = np.tanh(x @ win.T + bin_ + (f * h) @ whn.T + bhn)
-    np.testing.assert_allclose(cell(ag.tensor(x), ag.tensor(h)).data, (1 - f) * h + f * n,
+    np.testing.assert_allclose(cell(ag.tensor(x), ag.tensor(h)).numpy(), (1 - f) * h + f * n,
                                rtol=1e-12)
 
 
@@ -231,7 +231,7 @@ def test_layer_shapes_float32_and_default_initialisation(cls):
     ag.manual_seed(0)
     layer = cls(IN, 8, num_layers=2, bidirectional=True, batch_first=True)
     bound = 1 / np.sqrt(8)
-    values = np.concatenate([p.data.ravel() for p in layer.parameters()])
+    values = np.concatenate([p.numpy().ravel() for p in layer.parameters()])
     assert values.dtype == np.float32
     assert bound * 0.95 < np.abs(values).max() <= bound      # U(-1/√H, 1/√H) everywhere
     x = ag.tensor(_x(N, T, IN).astype(np.float32), requires_grad=True)
@@ -247,23 +247,23 @@ def test_layer_shapes_float32_and_default_initialisation(cls):
 def test_final_state_is_the_last_output_of_each_direction():
     layer = nn.GRU(IN, H, bidirectional=True)
     out, h_n = layer(ag.tensor(_x(T, N, IN).astype(np.float32)))
-    np.testing.assert_allclose(h_n.data[0], out.data[-1, :, :H])     # forward: t = L - 1
-    np.testing.assert_allclose(h_n.data[1], out.data[0, :, H:])      # reverse: t = 0
+    np.testing.assert_allclose(h_n.numpy()[0], out.numpy()[-1, :, :H])     # forward: t = L - 1
+    np.testing.assert_allclose(h_n.numpy()[1], out.numpy()[0, :, H:])      # reverse: t = 0
 
 
 def test_dropout_between_layers_only_in_training():
     ag.manual_seed(0)
     layer = nn.LSTM(IN, H, num_layers=2, dropout=0.5)
     x = ag.tensor(_x(T, N, IN).astype(np.float32))
-    train_out = layer(x)[0].data
+    train_out = layer(x)[0].numpy()
     layer.eval()
-    eval_out = layer(x)[0].data
+    eval_out = layer(x)[0].numpy()
     assert not np.allclose(train_out, eval_out)
     no_dropout = nn.LSTM(IN, H, num_layers=2)
     no_dropout.load_state_dict(layer.state_dict())
-    np.testing.assert_allclose(no_dropout(x)[0].data, eval_out, rtol=1e-6)
+    np.testing.assert_allclose(no_dropout(x)[0].numpy(), eval_out, rtol=1e-6)
     single = nn.GRU(IN, H, dropout=0.5)              # one layer: nothing to drop between
-    np.testing.assert_array_equal(single(x)[0].data, single.eval()(x)[0].data)
+    np.testing.assert_array_equal(single(x)[0].numpy(), single.eval()(x)[0].numpy())
 
 
 def test_pytorch_weights_load_and_give_the_same_outputs_in_float32():
@@ -276,7 +276,7 @@ def test_pytorch_weights_load_and_give_the_same_outputs_in_float32():
     out, (h, c) = ours(ag.tensor(x))
     tout, (th, tc) = theirs(torch.from_numpy(x))
     for a, b in ((out, tout), (h, th), (c, tc)):
-        np.testing.assert_allclose(a.data, b.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_repr_and_all_weights():

@@ -73,7 +73,7 @@ def _train_first_token(layer_cls, seed, steps=450):
         optimizer.step()
     x, y = first_token_task(500, distractors=40, seed=10_000 + seed)
     with ag.no_grad():
-        return float(np.mean(model(x).data.argmax(axis=-1) == y))
+        return float(np.mean(model(x).numpy().argmax(axis=-1) == y))
 
 
 def test_lstm_remembers_the_first_token_across_40_distractors_and_rnn_does_not():
@@ -119,9 +119,9 @@ def test_char_lm_learns_the_bundled_text_and_generates(cell):
     sample = model.generate(prefix, 80, temperature=0.8, top_k=5)
     assert sample.shape == (86,) and sample.dtype == np.int64
     assert tokenizer.decode(sample).startswith("Alice ")
-    greedy = [model.generate(prefix, 30, temperature=0).data for _ in range(2)]
+    greedy = [model.generate(prefix, 30, temperature=0).numpy() for _ in range(2)]
     np.testing.assert_array_equal(greedy[0], greedy[1])    # temperature 0: deterministic
     assert model.training                                  # generate restored the mode
     batch = model.generate(np.stack([prefix, prefix]), 5, top_k=1)
-    np.testing.assert_array_equal(batch.data[0], batch.data[1])   # top-1 is greedy
-    np.testing.assert_array_equal(batch.data[0], greedy[0][:11])
+    np.testing.assert_array_equal(batch.numpy()[0], batch.numpy()[1])   # top-1 is greedy
+    np.testing.assert_array_equal(batch.numpy()[0], greedy[0][:11])

@@ -26,13 +26,13 @@ def _problem(seed=0):
 
 
 def _full_loss(w, b, h, y):
-    return F.cross_entropy(ag.tensor(h @ w.T + b), y, reduction="none").data
+    return F.cross_entropy(ag.tensor(h @ w.T + b), y, reduction="none").numpy()
 
 
 def _draws(w, b, h, y, sampler, draws, num_sampled=30, **kw):
     ag.manual_seed(0)
     return np.array([F.sampled_softmax_loss(w, b, y, h, num_sampled, sampler=sampler,
-                                            reduction="none", **kw).data
+                                            reduction="none", **kw).numpy()
                      for _ in range(draws)])
 
 
@@ -47,9 +47,9 @@ def test_matches_the_formula_for_given_samples():
         hit = sampled == y[n]
         z_hat = np.exp(o[n, y[n]]) + np.sum(np.exp(o[n, sampled[~hit]])
                                             / (len(sampled) * q[sampled[~hit]]))
-        assert got.data[n] == pytest.approx(np.log(z_hat) - o[n, y[n]], rel=1e-12)
+        assert got.numpy()[n] == pytest.approx(np.log(z_hat) - o[n, y[n]], rel=1e-12)
     mean = F.sampled_softmax_loss(w, b, y, h, sampler="log_uniform", sampled=sampled)
-    assert mean.item() == pytest.approx(got.data.mean())
+    assert mean.item() == pytest.approx(got.numpy().mean())
 
 
 @pytest.mark.parametrize("sampler", ["uniform", "log_uniform", "unigram"])
@@ -90,7 +90,7 @@ def _grads(loss_fn, w, b, h):
     tw, tb, th = ag.tensor(w, requires_grad=True), ag.tensor(b, requires_grad=True), \
         ag.tensor(h, requires_grad=True)
     loss_fn(tw, tb, th).backward()
-    return np.concatenate([tw.grad.data.ravel(), tb.grad.data.ravel(), th.grad.data.ravel()])
+    return np.concatenate([tw.grad.numpy().ravel(), tb.grad.numpy().ravel(), th.grad.numpy().ravel()])
 
 
 def _cosine(a, c):
@@ -139,8 +139,8 @@ def test_accidental_hits_get_no_gradient_and_float32_stays_float32():
     loss = F.sampled_softmax_loss(w, None, np.array([4, 4]), h, sampled=np.array([4, 4, 2]))
     assert loss.dtype == np.float32 and np.isfinite(loss.item())
     loss.backward()
-    assert np.all(np.isfinite(w.grad.data))
-    o = h @ w.data.T
+    assert np.all(np.isfinite(w.grad.numpy()))
+    o = h @ w.numpy().T
     expected = np.log1p(np.exp(o[:, 2] - o[:, 4]) / (3 * 0.1)).mean()   # only class 2 counts
     assert loss.item() == pytest.approx(expected, rel=1e-5)
 
@@ -162,11 +162,11 @@ def test_training_with_sampled_softmax_learns_a_thousand_classes():
         opt.zero_grad()
         loss.backward()
         opt.step()
-    _, top1 = topk_inner_product(x[5000:], layer.weight.data, 1, bias=layer.bias.data)
+    _, top1 = topk_inner_product(x[5000:], layer.weight.numpy(), 1, bias=layer.bias.numpy())
     assert np.mean(top1[:, 0] == y[5000:]) > 0.8
-    index = MIPSIndex(layer.weight.data, bias=layer.bias.data, seed=0)
+    index = MIPSIndex(layer.weight.numpy(), bias=layer.bias.numpy(), seed=0)
     _, ids, exact = index.search(x[5000:], 5)
-    _, reference = topk_inner_product(x[5000:], layer.weight.data, 5, bias=layer.bias.data)
+    _, reference = topk_inner_product(x[5000:], layer.weight.numpy(), 5, bias=layer.bias.numpy())
     assert exact.all() and recall_at_k(ids, reference) == 1.0
 
 

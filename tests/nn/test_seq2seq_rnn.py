@@ -37,14 +37,14 @@ def test_additive_attention_follows_the_formula_and_masks():
     q, k, v = _x(2, 2, 3), _x(2, 4, 4, seed=1), _x(2, 4, 2, seed=2)
     mask = np.array([[False, False, True, True], [False, False, False, False]])
     out, weights = attention(ag.tensor(q), ag.tensor(k), ag.tensor(v), key_padding_mask=mask)
-    wq, wk, wv = (m.weight.data for m in (attention.W_q, attention.W_k, attention.w_v))
+    wq, wk, wv = (m.weight.numpy() for m in (attention.W_q, attention.W_k, attention.w_v))
     e = np.tanh((q @ wq.T)[:, :, None, :] + (k @ wk.T)[:, None, :, :]) @ wv[0]
     e = np.where(mask[:, None, :], -np.inf, e)
     alpha = np.exp(e - e.max(-1, keepdims=True))
     alpha /= alpha.sum(-1, keepdims=True)
-    np.testing.assert_allclose(weights.data, alpha, rtol=1e-12)
-    np.testing.assert_allclose(out.data, alpha @ v, rtol=1e-12)
-    assert weights.data[0, :, 2:].max() == 0
+    np.testing.assert_allclose(weights.numpy(), alpha, rtol=1e-12)
+    np.testing.assert_allclose(out.numpy(), alpha @ v, rtol=1e-12)
+    assert weights.numpy()[0, :, 2:].max() == 0
 
 
 def test_dot_product_attention_matches_pytorch_and_gradchecks():
@@ -57,13 +57,13 @@ def test_dot_product_attention_matches_pytorch_and_gradchecks():
     tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
     expected = torch.nn.functional.scaled_dot_product_attention(
         tq, tk, tv, attn_mask=torch.tensor(~mask)[:, None, :])
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-10)
     g = _x(2, 3, 6, seed=3)
     (out * ag.tensor(g)).sum().backward()
     (expected * torch.tensor(g)).sum().backward()
     for ours, theirs in zip(tensors, (tq, tk, tv)):
-        np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(weights.data.sum(-1), 1.0)
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(weights.numpy().sum(-1), 1.0)
     assert ag.gradcheck(lambda *t: list(DotProductAttention()(*t, key_padding_mask=mask)),
                         [ag.tensor(a, requires_grad=True) for a in (q, k, v)])
 
@@ -95,12 +95,12 @@ def test_model_shapes_and_gradients(cell, attention, bidirectional, layers):
         assert weights is None
     else:
         assert weights.shape == (3, 4, 5)
-        np.testing.assert_allclose(weights.data.sum(-1), 1.0, rtol=1e-5)
+        np.testing.assert_allclose(weights.numpy().sum(-1), 1.0, rtol=1e-5)
     logits.sum().backward()
     assert all(p.grad is not None for p in model.parameters())
     tokens, alphas = model.greedy_decode(src, 6, start_symbol=BOS % 9, return_attention=True)
     assert tokens.shape == (3, 6) and tokens.dtype == np.int64
-    assert (tokens.data[:, 0] == BOS % 9).all()
+    assert (tokens.numpy()[:, 0] == BOS % 9).all()
     assert alphas is None if attention is None else alphas.shape == (3, 5, 5)
     assert model.training
 
@@ -120,7 +120,7 @@ def test_source_padding_is_never_attended():
     src = np.array([[3, 4, 5, 0, 0], [1, 2, 3, 4, 5]])
     tgt = np.array([[1, 2, 3], [1, 2, 3]])
     _, weights = model(src, tgt, return_attention=True)
-    assert weights.data[0, :, 3:].max() == 0 and weights.data[1].min() > 0
+    assert weights.numpy()[0, :, 3:].max() == 0 and weights.numpy()[1].min() > 0
     _, alphas = model.greedy_decode(src, 4, start_symbol=1, return_attention=True)
     assert alphas[0, :, 3:].max() == 0
 
@@ -130,11 +130,11 @@ def test_teacher_forcing_below_one_feeds_back_predictions():
     model = Seq2SeqRNN(6, 6, embedding_dim=4, hidden_size=8)
     src = np.array([[1, 2, 3]])
     tgt = np.array([[0, 5, 5, 5]])
-    forced = model(src, tgt).data
-    free = model(src, tgt, teacher_forcing=0.0).data
+    forced = model(src, tgt).numpy()
+    free = model(src, tgt, teacher_forcing=0.0).numpy()
     np.testing.assert_allclose(free[:, 0], forced[:, 0])        # step 0 always reads tgt[:, 0]
-    greedy = model.greedy_decode(src, 5, start_symbol=0).data
-    np.testing.assert_allclose(free, model(src, greedy[:, :-1]).data, rtol=1e-5)
+    greedy = model.greedy_decode(src, 5, start_symbol=0).numpy()
+    np.testing.assert_allclose(free, model(src, greedy[:, :-1]).numpy(), rtol=1e-5)
 
 
 # --------------------------------------------------------------------------------- learning
@@ -166,7 +166,7 @@ def test_learns_to_reverse_held_out_sequences(attention):
     held_out = np.array([bytes(row.astype(np.uint8)) not in seen for row in x])
     x, y = x[held_out], y[held_out]
     tokens, alphas = model.greedy_decode(x, 9, start_symbol=BOS, return_attention=True)
-    accuracy = np.mean((tokens.data[:, 1:] == y).all(axis=1))
+    accuracy = np.mean((tokens.numpy()[:, 1:] == y).all(axis=1))
     assert len(x) > 450 and accuracy >= 0.95, accuracy
     # the attention learnt the reversal: output t looks at input 7 - t, or at 8 - t, whose
     # encoder state (left to right) still holds x_{7-t}: an anti-diagonal band

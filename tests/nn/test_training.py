@@ -72,7 +72,7 @@ def test_d2l_linear_regression_from_scratch_recovers_w_and_b():
             loss = squared_loss(linreg(X, w, b), y)
             loss.sum().backward()
             minibatch_sgd([w, b], lr, batch_size)
-    np.testing.assert_allclose(w.data.reshape(-1), true_w, atol=0.01)
+    np.testing.assert_allclose(w.numpy().reshape(-1), true_w, atol=0.01)
     assert abs(b.item() - true_b) < 0.01
     assert w.dtype == np.float32
 
@@ -112,7 +112,7 @@ def test_mlp_on_digits_reaches_97_percent(optimizer_name):
     correct = total = 0
     with ag.no_grad():
         for x, y in test:
-            correct += int((model(x).argmax(dim=1) == y).data.sum())
+            correct += int((model(x).argmax(dim=1) == y).numpy().sum())
             total += len(y)
     assert total == 359
     assert correct / total >= 0.97, f"test accuracy {correct / total:.4f}"

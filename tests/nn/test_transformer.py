@@ -117,7 +117,7 @@ def test_transformer_matches_pytorch(norm_first, batch_first):
                 dim_feedforward=FF, norm_first=norm_first, batch_first=batch_first)
     src, tgt = (_x(2, 5, D), _x(2, 4, D, seed=1)) if batch_first else \
         (_x(5, 2, D), _x(4, 2, D, seed=1))
-    call = _Call(tgt_mask=nn.Transformer.generate_square_subsequent_mask(4).data,
+    call = _Call(tgt_mask=nn.Transformer.generate_square_subsequent_mask(4).numpy(),
                  src_key_padding_mask=KPM, memory_key_padding_mask=KPM)
     _parity(nn.Transformer(**args), torch.nn.Transformer(**args), [src, tgt], call)
 
@@ -159,7 +159,7 @@ def test_generate_square_subsequent_mask_matches_pytorch():
     torch = torch_or_skip()
     ours = nn.Transformer.generate_square_subsequent_mask(5)
     np.testing.assert_array_equal(
-        ours.data, torch.nn.Transformer.generate_square_subsequent_mask(5).numpy())
+        ours.numpy(), torch.nn.Transformer.generate_square_subsequent_mask(5).numpy())
     assert ours.dtype == np.float32
 
 
@@ -170,7 +170,7 @@ def test_tiny_encoder_layer_gradcheck():
                                            batch_first=True).double()
         rng = np.random.default_rng(1)
         for p in layer.parameters():
-            p.data[...] = p.data + rng.uniform(-0.3, 0.3, p.shape)
+            p.numpy()[...] = p.numpy() + rng.uniform(-0.3, 0.3, p.shape)
         x = ag.tensor(_x(2, 3, 4), requires_grad=True)
         kpm = np.array([[False, False, True], [False, False, False]])
         wrt = [x] + list(layer.parameters())
@@ -199,30 +199,30 @@ def test_dropout_is_active_in_training_and_off_in_eval():
     ag.manual_seed(0)
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.5)
     x = ag.randn(4, 2, 8)
-    assert not np.allclose(layer(x).data, layer(x).data)
+    assert not np.allclose(layer(x).numpy(), layer(x).numpy())
     layer.eval()
-    np.testing.assert_array_equal(layer(x).data, layer(x).data)
+    np.testing.assert_array_equal(layer(x).numpy(), layer(x).numpy())
 
 
 # ------------------------------------------------------------------------ position encodings
 def test_sinusoidal_encoding_follows_the_formula():
     pe = nn.PositionalEncoding(6, dropout=0.0, max_len=10)
-    table = pe.pe.data
+    table = pe.pe.numpy()
     pos, i = 7, 2
     angle = pos / 10000 ** (2 * i / 6)
     np.testing.assert_allclose(table[pos, 2 * i], math.sin(angle), rtol=1e-6)
     np.testing.assert_allclose(table[pos, 2 * i + 1], math.cos(angle), rtol=1e-6)
     assert "pe" not in pe.state_dict()                 # a constant: recomputed, not saved
-    odd = nn.PositionalEncoding(5, dropout=0.0, max_len=4).pe.data     # odd d_model: last
+    odd = nn.PositionalEncoding(5, dropout=0.0, max_len=4).pe.numpy()     # odd d_model: last
     np.testing.assert_allclose(odd[3, 4], math.sin(3 / 10000 ** (4 / 5)), rtol=1e-6)  # is sin
 
 
 def test_positional_encoding_adds_the_table_in_either_layout():
     pe = nn.PositionalEncoding(4, dropout=0.0, max_len=8)
     x = ag.zeros(3, 2, 4)
-    np.testing.assert_allclose(pe(x).data[:, 1], pe.pe.data[:3])
+    np.testing.assert_allclose(pe(x).numpy()[:, 1], pe.pe.numpy()[:3])
     pe_bf = nn.PositionalEncoding(4, dropout=0.0, max_len=8, batch_first=True)
-    np.testing.assert_allclose(pe_bf(ag.zeros(2, 3, 4)).data[1], pe.pe.data[:3])
+    np.testing.assert_allclose(pe_bf(ag.zeros(2, 3, 4)).numpy()[1], pe.pe.numpy()[:3])
     assert pe(ag.zeros(3, 2, 4, dtype=np.float64)).dtype == np.float64
     with pytest.raises(ValueError, match="max_len=8"):
         pe(ag.zeros(9, 1, 4))
@@ -232,7 +232,7 @@ def test_learned_positions_get_gradients_only_for_used_positions():
     emb = nn.LearnedPositionalEmbedding(6, 4, batch_first=True)
     x = ag.randn(2, 3, 4)
     emb(x).sum().backward()
-    g = emb.embedding.weight.grad.data
+    g = emb.embedding.weight.grad.numpy()
     np.testing.assert_allclose(g[:3], 2.0)
     np.testing.assert_allclose(g[3:], 0.0)
     assert list(emb.state_dict()) == ["embedding.weight"]
@@ -241,4 +241,4 @@ def test_learned_positions_get_gradients_only_for_used_positions():
 def test_token_embedding_is_scaled_by_sqrt_d_model():
     tok = nn.TokenEmbedding(10, 16)
     ids = np.array([[1, 2, 3]])
-    np.testing.assert_allclose(tok(ids).data, tok.embedding.weight.data[ids] * 4.0, rtol=1e-6)
+    np.testing.assert_allclose(tok(ids).numpy(), tok.embedding.weight.numpy()[ids] * 4.0, rtol=1e-6)

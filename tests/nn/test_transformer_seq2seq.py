@@ -37,7 +37,7 @@ def test_learns_to_reverse_sequences_held_out():
     src, tgt = _reversal(500, seed=10_000)
     held_out = np.array([bytes(s) not in seen for s in src.astype(np.uint8)])
     src, tgt = src[held_out], tgt[held_out]              # sequences never trained on
-    decoded = model.greedy_decode(src, LENGTH + 1, BOS).data
+    decoded = model.greedy_decode(src, LENGTH + 1, BOS).numpy()
     accuracy = (decoded[:, 1:] == tgt[:, 1:]).mean()
     assert len(src) > 450 and accuracy >= 0.99, accuracy
     assert model.training                                    # greedy_decode restored the mode
@@ -51,11 +51,11 @@ def test_padding_positions_do_not_change_the_output():
     ag.manual_seed(0)
     model = Seq2SeqTransformer(1, 1, 16, 2, 8, 8, dim_feedforward=32, dropout=0.0,
                                pad_idx=0).eval()
-    assert np.all(model.src_tok_emb.embedding.weight.data[0] == 0)
+    assert np.all(model.src_tok_emb.embedding.weight.numpy()[0] == 0)
     src = np.array([[3, 4, 5, 0, 0], [3, 4, 5, 6, 7]])
     tgt = np.array([[1, 2, 6], [1, 2, 6]])
-    padded = model(src, tgt).data[0]
-    alone = model(src[:1, :3], tgt[:1]).data[0]
+    padded = model(src, tgt).numpy()[0]
+    alone = model(src[:1, :3], tgt[:1]).numpy()[0]
     np.testing.assert_allclose(padded, alone, rtol=1e-5, atol=1e-6)
 
 
@@ -63,13 +63,13 @@ def test_greedy_decode_stops_after_every_sequence_ended_and_fills_with_the_end_s
     ag.manual_seed(0)
     model = Seq2SeqTransformer(1, 1, 16, 2, 6, 6, dim_feedforward=32, dropout=0.0)
     with ag.no_grad():              # make token 5 (the end symbol) the certain prediction
-        model.generator.bias.data[...] = 0
-        model.generator.weight.data[...] = 0
-        model.generator.bias.data[5] = 10.0
+        model.generator.bias.numpy()[...] = 0
+        model.generator.weight.numpy()[...] = 0
+        model.generator.bias.numpy()[5] = 10.0
     out = model.greedy_decode(np.array([[1, 2, 3], [2, 3, 4]]), 8, start_symbol=0,
-                              end_symbol=5).data
+                              end_symbol=5).numpy()
     np.testing.assert_array_equal(out, [[0, 5], [0, 5]])
-    one = model.greedy_decode(np.array([1, 2, 3]), 4, start_symbol=0).data
+    one = model.greedy_decode(np.array([1, 2, 3]), 4, start_symbol=0).numpy()
     np.testing.assert_array_equal(one, [0, 5, 5, 5])
 
 
@@ -80,10 +80,10 @@ def test_sequence_first_layout_gives_the_same_logits():
                                 batch_first=False)
     second.load_state_dict(first.state_dict())
     src, tgt = np.array([[1, 2, 3, 4], [4, 3, 2, 1]]), np.array([[0, 1, 2], [0, 2, 2]])
-    np.testing.assert_allclose(second(src.T, tgt.T).data.transpose(1, 0, 2),
-                               first(src, tgt).data, rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(second.greedy_decode(src.T, 4, 0).data.T,
-                                  first.greedy_decode(src, 4, 0).data)
+    np.testing.assert_allclose(second(src.T, tgt.T).numpy().transpose(1, 0, 2),
+                               first(src, tgt).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(second.greedy_decode(src.T, 4, 0).numpy().T,
+                                  first.greedy_decode(src, 4, 0).numpy())
 
 
 def test_module_paths_name_the_transformer_parts():

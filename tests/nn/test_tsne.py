@@ -67,13 +67,13 @@ def test_autograd_gradient_is_the_papers_closed_form(exaggeration):
     p = joint_probabilities(_points(), 10.0)
     y = ag.tensor(np.random.default_rng(2).standard_normal((40, 2)), requires_grad=True)
     kl_divergence(y, p, exaggeration).backward()
-    yd = y.data
+    yd = y.numpy()
     w = 1 / (1 + squared_distances(yd))
     np.fill_diagonal(w, 0)
     q = w / w.sum()
     m = (exaggeration * p - q) * w
     expected = 4 * (m.sum(1, keepdims=True) * yd - m @ yd)
-    np.testing.assert_allclose(y.grad.data, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), expected, rtol=1e-9, atol=1e-12)
 
 
 def test_gradcheck():

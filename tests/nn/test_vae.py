@@ -43,7 +43,7 @@ def test_closed_form_kl_of_each_row_equals_its_monte_carlo_estimate():
     ag.manual_seed(0)
     z = mu + ag.exp(0.5 * logvar) * ag.randn(100_000, 3, 5, dtype=np.float64)
     log_ratio = F.gaussian_log_likelihood(z, mu, logvar) - F.gaussian_log_likelihood(z, 0.0)
-    np.testing.assert_allclose(log_ratio.data.mean(0), kl.data, rtol=0.01)
+    np.testing.assert_allclose(log_ratio.numpy().mean(0), kl.numpy(), rtol=0.01)
 
 
 def test_gaussian_kl_matches_torch_distributions():
@@ -99,7 +99,7 @@ def test_distribution_functions_gradcheck(fn, arrays):
 
 
 def test_gaussian_kl_is_zero_for_the_prior_and_checks_shapes():
-    assert np.all(F.gaussian_kl(ag.zeros(2, 3), ag.zeros(2, 3)).data == 0)
+    assert np.all(F.gaussian_kl(ag.zeros(2, 3), ag.zeros(2, 3)).numpy() == 0)
     with pytest.raises(ValueError, match=r"mu \(2, 3\) and logvar \(2, 2\)"):
         F.gaussian_kl(ag.zeros(2, 3), ag.zeros(2, 2))
 
@@ -109,7 +109,7 @@ def _small_vae(likelihood, beta=1.0):
     ag.manual_seed(0)
     model = VAE(4, (5, 3), 2, likelihood=likelihood, beta=beta).double()
     if likelihood == "gaussian":
-        model.obs_logvar.data[...] = -0.4      # away from its initial value, to test its role
+        model.obs_logvar.numpy()[...] = -0.4      # away from its initial value, to test its role
     return model
 
 
@@ -222,7 +222,7 @@ def test_vae_loss_on_digits_falls_by_a_fifth_within_15_epochs(digits):
     assert after <= 0.8 * before, (before, after)
     samples = model.sample(10)
     assert samples.shape == (10, 64) and samples.dtype == np.float32
-    assert np.all((samples.data > 0) & (samples.data < 1))
+    assert np.all((samples.numpy() > 0) & (samples.numpy() < 1))
 
 
 def test_vae_sampling_encoding_reconstruction_and_interpolation():
@@ -234,12 +234,12 @@ def test_vae_sampling_encoding_reconstruction_and_interpolation():
         assert mu.shape == logvar.shape == (4, 3)
         out, mu2, _ = model(x)
         assert out.shape == (4, 6)
-        np.testing.assert_array_equal(mu.data, mu2.data)
+        np.testing.assert_array_equal(mu.numpy(), mu2.numpy())
         recon = model.reconstruct(x)
-        np.testing.assert_array_equal(recon.data, model.reconstruct(x).data)   # no sampling
+        np.testing.assert_array_equal(recon.numpy(), model.reconstruct(x).numpy())   # no sampling
         path = model.interpolate(x[0], x[1], steps=5)
         assert path.shape == (5, 6)
-        np.testing.assert_allclose(path.data[[0, -1]], recon.data[:2], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(path.numpy()[[0, -1]], recon.numpy()[:2], rtol=1e-5, atol=1e-6)
         assert model.interpolate(x[:2], x[2:], steps=3).shape == (3, 2, 6)
     assert "obs_logvar" in VAE(6, 5, 3, likelihood="gaussian").state_dict()
     assert "obs_logvar" not in VAE(6, 5, 3).state_dict()

@@ -41,8 +41,8 @@ def test_conv_and_unfold_linear_patch_embeddings_are_the_same_function():
     state = conv.state_dict()
     state["patch_embed.weight"] = state["patch_embed.weight"].reshape(16, 4)
     lin.load_state_dict(state)
-    np.testing.assert_allclose(lin.patches(X).data, conv.patches(X).data, rtol=1e-12)
-    np.testing.assert_allclose(lin(X).data, conv(X).data, rtol=1e-10)
+    np.testing.assert_allclose(lin.patches(X).numpy(), conv.patches(X).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(lin(X).numpy(), conv(X).numpy(), rtol=1e-10)
 
 
 def test_parity_with_the_same_model_in_pytorch():
@@ -80,7 +80,7 @@ def test_position_embeddings_make_the_model_see_where_patches_are():
 
     def logits(e):
         z = ag.cat([m.cls_token.expand((3, 1, 16)), e], 1) + m.pos_embed
-        return m.head(m.encoder(z)[:, 1:].mean(1)).data
+        return m.head(m.encoder(z)[:, 1:].mean(1)).numpy()
 
     assert not np.allclose(logits(e[:, perm]), logits(e))
     with ag.no_grad():

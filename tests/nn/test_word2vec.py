@@ -107,10 +107,10 @@ def test_negative_sampling_loss_is_its_formula():
     m = Word2Vec(20, 4, negative=3).double()
     rng = np.random.default_rng(0)
     for p in m.parameters():
-        p.data[...] = rng.standard_normal(p.shape)
+        p.numpy()[...] = rng.standard_normal(p.shape)
     centres, contexts = np.array([1, 5, 7]), np.array([2, 2, 9])
     noise = np.array([[3, 4, 5], [0, 0, 1], [19, 2, 8]])
-    v, u = m.in_embed.weight.data, m.out_embed.weight.data
+    v, u = m.in_embed.weight.numpy(), m.out_embed.weight.numpy()
 
     def log_sigmoid(x):
         return -np.logaddexp(0, -x)
@@ -121,7 +121,7 @@ def test_negative_sampling_loss_is_its_formula():
     cbow.load_state_dict(m.state_dict())
     windows = np.array([[1, -1, 5, 6], [-1, -1, 7, -1], [2, 3, 4, 5]])
     mean = np.stack([v[[1, 5, 6]].mean(0), v[7], v[[2, 3, 4, 5]].mean(0)])
-    np.testing.assert_allclose(cbow(windows).data, mean)
+    np.testing.assert_allclose(cbow(windows).numpy(), mean)
 
 
 def test_hierarchical_output_is_the_log_likelihood_of_the_target():
@@ -129,9 +129,9 @@ def test_hierarchical_output_is_the_log_likelihood_of_the_target():
     counts = np.arange(20, 0, -1)
     m = Word2Vec(20, 4, output="hierarchical", counts=counts).double()
     for p in m.parameters():
-        p.data[...] = np.random.default_rng(1).standard_normal(p.shape)
+        p.numpy()[...] = np.random.default_rng(1).standard_normal(p.shape)
     centres, contexts = np.array([0, 3]), np.array([19, 4])
-    log_p = m.hsoftmax.log_prob(m(centres)).data
+    log_p = m.hsoftmax.log_prob(m(centres)).numpy()
     assert m.loss(centres, contexts).item() == pytest.approx(-log_p[[0, 1], contexts].mean())
     assert m.hsoftmax.depths()[0] < m.hsoftmax.depths()[19]   # frequent words: short paths
 
@@ -142,7 +142,7 @@ def test_gradcheck(mode, output):
     ag.manual_seed(0)
     m = Word2Vec(9, 3, mode=mode, output=output, negative=2).double()
     for p in m.parameters():
-        p.data[...] = np.random.default_rng(2).standard_normal(p.shape)
+        p.numpy()[...] = np.random.default_rng(2).standard_normal(p.shape)
     inputs = np.array([1, 4, 4]) if mode == "skipgram" else np.array([[1, 2, -1, 3],
                                                                       [0, -1, -1, 8],
                                                                       [4, 4, 5, 6]])

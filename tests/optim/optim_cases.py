@@ -35,7 +35,7 @@ def arrange(params, groups):
     return [dict(options, params=[p]) for p, options in zip(params, groups)]
 
 
-def train(optimizer, params, steps, x=None, snapshot=lambda p: p.data.copy()):
+def train(optimizer, params, steps, x=None, snapshot=lambda p: p.numpy().copy()):
     """Run ``steps`` optimizer steps on the problem; return [[A, b] after each step].
 
     ``x`` (default ``ag.tensor(X0)``) and ``snapshot`` (parameter -> ndarray) let the same

@@ -12,7 +12,7 @@ def leaf(values, dtype=np.float64):
 
 
 def with_grad(p, values):
-    p.grad = ag.tensor(np.array(values, dtype=p.data.dtype))
+    p.grad = ag.tensor(np.array(values, dtype=p.numpy().dtype))
     return p
 
 
@@ -32,11 +32,11 @@ def test_zero_grad_in_place_keeps_the_gradient_objects():
     optimizer.zero_grad(set_to_none=False)
     for p, g in zip(params, grads):
         assert p.grad is g
-        assert not p.grad.data.any()
+        assert not p.grad.numpy().any()
     scalar = with_grad(leaf(1.0), 2.0)
     scalar.grad.data = np.float64(2.0)      # a NumPy scalar cannot be zeroed in place
     optim.SGD([scalar]).zero_grad(set_to_none=False)
-    assert scalar.grad.data == 0
+    assert scalar.grad.numpy() == 0
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -46,18 +46,18 @@ def test_parameters_without_gradient_are_skipped(name):
     with_grad(a, [0.5, 0.5])
     for _ in range(3):
         optimizer.step()
-    np.testing.assert_array_equal(b.data, [3.0, 4.0])
+    np.testing.assert_array_equal(b.numpy(), [3.0, 4.0])
     assert b not in optimizer.state
-    assert not np.array_equal(a.data, [1.0, -2.0])
+    assert not np.array_equal(a.numpy(), [1.0, -2.0])
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_step_updates_in_place_and_leaves_grad_alone(name):
     a = with_grad(leaf([1.0, -2.0]), [0.5, -0.25])
-    data, grad = a.data, a.grad.data.copy()
+    data, grad = a.numpy(), a.grad.numpy().copy()
     getattr(optim, name)([a], lr=0.1, weight_decay=0.1, maximize=True).step()
-    assert a.data is data
-    np.testing.assert_array_equal(a.grad.data, grad)
+    assert a.numpy() is data
+    np.testing.assert_array_equal(a.grad.numpy(), grad)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[2] is not None],
@@ -73,11 +73,11 @@ def test_float32_stays_float32(case):
         optimizer.zero_grad()
         loss(*params, x).backward()
         for p in params:                  # even a float64 gradient must not promote
-            p.grad = ag.tensor(p.grad.data.astype(np.float64))
+            p.grad = ag.tensor(p.grad.numpy().astype(np.float64))
         optimizer.step()
     for p in params:
-        assert p.data.dtype == np.float32
-        assert np.isfinite(p.data).all()
+        assert p.numpy().dtype == np.float32
+        assert np.isfinite(p.numpy()).all()
         for key, value in optimizer.state[p].items():
             if isinstance(value, np.ndarray):
                 assert value.dtype == np.float32, key
@@ -95,7 +95,7 @@ def test_float32_follows_float64_closely():
         loss(*p32, x).backward()
         opt32.step()
     for a, b in zip(p32, end64):
-        np.testing.assert_allclose(a.data, b, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-4, atol=1e-5)
 
 
 def test_scalar_parameter_with_momentum():
@@ -109,7 +109,7 @@ def test_scalar_parameter_with_momentum():
         b = 0.5 * b + 2 * expected
         expected -= 0.1 * b
         optimizer.step()
-        assert theta.data.shape == () and theta.data == pytest.approx(expected, rel=1e-15)
+        assert theta.numpy().shape == () and theta.numpy() == pytest.approx(expected, rel=1e-15)
 
 
 def test_param_groups_and_add_param_group():
@@ -122,7 +122,7 @@ def test_param_groups_and_add_param_group():
     for p in (a, b, c):
         with_grad(p, [1.0])
     optimizer.step()
-    assert (a.data[0], b.data[0], c.data[0]) == pytest.approx((0.9, 0.5, 0.9))
+    assert (a.numpy()[0], b.numpy()[0], c.numpy()[0]) == pytest.approx((0.9, 0.5, 0.9))
     assert "momentum_buffer" not in optimizer.state[c]
 
 
@@ -131,7 +131,7 @@ def test_adagrad_honours_a_groups_initial_accumulator_value():
     optimizer = optim.Adagrad([{"params": [a]},
                                {"params": [b], "initial_accumulator_value": 3.0}], lr=1.0)
     optimizer.step()
-    np.testing.assert_allclose([a.data[0], b.data[0]], [0.0, 0.5], atol=1e-9)
+    np.testing.assert_allclose([a.numpy()[0], b.numpy()[0]], [0.0, 0.5], atol=1e-9)
 
 
 def test_closure_runs_with_gradients_on_and_returns_the_loss():

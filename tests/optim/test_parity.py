@@ -72,4 +72,4 @@ def test_closure_matches_torch(torch, name):
     for _ in range(10):
         ours, theirs = optimizer.step(closure), toptimizer.step(tclosure)
         assert abs(ours.item() - theirs.item()) <= 1e-9 * abs(theirs.item())
-    assert_paths_close([[p.data for p in params]], [[p.detach().numpy() for p in tparams]])
+    assert_paths_close([[p.numpy() for p in params]], [[p.detach().numpy() for p in tparams]])

@@ -21,7 +21,7 @@ def test_resume_at_step_20_equals_never_stopping(case):
     optimizer = make(params)
     train(optimizer, params, 20)
     saved = optimizer.state_dict()
-    values = [p.data.copy() for p in params]
+    values = [p.numpy().copy() for p in params]
     train(optimizer, params, 5)          # later steps must not change the saved dict
 
     fresh = make_params(values)
@@ -142,7 +142,7 @@ def test_model_optimizer_and_scheduler_saved_to_a_file_at_step_20_resume_exactly
     expected = reference[0].state_dict()
     assert list(model.state_dict()) == list(expected)
     for key, value in model.state_dict().items():
-        np.testing.assert_array_equal(value.data, expected[key].data, err_msg=key)
+        np.testing.assert_array_equal(value.numpy(), expected[key].numpy(), err_msg=key)
     assert scheduler.get_last_lr() == reference[2].get_last_lr()
     for ours, ref in zip(optimizer.param_groups, reference[1].param_groups):
         for p, q in zip(ours["params"], ref["params"]):

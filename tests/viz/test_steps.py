@@ -128,4 +128,4 @@ def test_steps_leave_grads_alone():
     y, leaves = two_layer()
     viz.player(viz.steps(y))
     y.backward()
-    np.testing.assert_allclose(leaves[3].grad.data, [[np.tanh(2.6), np.tanh(1.6)]], rtol=1e-5)
+    np.testing.assert_allclose(leaves[3].grad.numpy(), [[np.tanh(2.6), np.tanh(1.6)]], rtol=1e-5)

@@ -92,7 +92,7 @@ def test_viz_changes_no_grad_and_backward_still_works(tmp_path):
     h.retain_grad()
     loss = (ag.tanh(h) * w).sum()
     loss.backward(retain_graph=True)
-    before = {name: t.grad.data.copy() for name, t in (("w", w), ("x", x), ("h", h))}
+    before = {name: t.grad.numpy().copy() for name, t in (("w", w), ("x", x), ("h", h))}
     grad_objects = (w.grad, x.grad, h.grad)
     viz.trace(loss, grads=True)
     viz.draw(loss, grads=True).source
@@ -101,10 +101,10 @@ def test_viz_changes_no_grad_and_backward_still_works(tmp_path):
     viz.save(loss, tmp_path / "loss.dot")               # a tensor is drawn first
     assert (w.grad, x.grad, h.grad) == grad_objects
     for name, t in (("w", w), ("x", x), ("h", h)):
-        np.testing.assert_array_equal(t.grad.data, before[name])
+        np.testing.assert_array_equal(t.grad.numpy(), before[name])
     loss.backward()                      # accumulates a second, identical gradient
     for name, t in (("w", w), ("x", x), ("h", h)):
-        np.testing.assert_allclose(t.grad.data, 2 * before[name], rtol=1e-6)
+        np.testing.assert_allclose(t.grad.numpy(), 2 * before[name], rtol=1e-6)
 
 
 def test_first_backward_after_viz_gives_the_right_gradients():
@@ -113,7 +113,7 @@ def test_first_backward_after_viz_gives_the_right_gradients():
     viz.trace(loss, grads=True)
     assert a.grad is None
     loss.backward()
-    np.testing.assert_allclose(a.grad.data, 3 * a.data ** 2, rtol=1e-6)
+    np.testing.assert_allclose(a.grad.numpy(), 3 * a.numpy() ** 2, rtol=1e-6)
 
 
 def test_freed_graph_gives_advice():
