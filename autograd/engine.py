@@ -15,7 +15,7 @@ Every vertex is visited once and every edge once: O(vertices + edges).
 """
 import numpy as np
 
-from .function import Function, LazyGrad, _check_finite
+from .function import Function, LazyGrad, _check_finite, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .versions import WRITES, written_since
@@ -61,97 +61,133 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
         observer=None):
     """The engine. ``roots``: vertices to start from, ``seeds``: their gradients.
 
+    Count every vertex's consumers; a vertex is ready once all of them have sent it their
+    gradient. Take a ready vertex: a leaf finishes (hooks, ``.grad``); a node's backward turns
+    the total it received into one gradient per input, sent along each edge.
+
     ``accumulate``: add leaf gradients into ``.grad`` (only those in ``only`` if given).
     ``capture``: vertices whose total gradient to return (``ag.grad``).
     ``observer(node, input_index, grad)``: called for every edge's gradient (used by viz).
     Returns the captured gradients as a dict vertex -> gradient.
     """
-    deps = _count_dependencies(roots)
-    grads = {}
-    for r, s in zip(roots, seeds):
-        grads[r] = s if r not in grads else grads[r] + s
-    ready = [r for r in dict.fromkeys(roots) if r not in deps]
-    owned = set()       # vertices whose summed gradient buffer the engine itself allocated
-    handed = set()      # ids of arrays already given to a .grad (never give one out twice)
-    captured = {}
-    xp_tensor = tensor_namespace() if create_graph else None
-    anomaly = STATE.anomaly
+    step = BackwardPass(create_graph, accumulate, capture, only, observer)
+    waiting = _count_dependencies(roots)         # vertex -> consumers yet to send a gradient
+    for root, seed in zip(roots, seeds):
+        add_gradient(step.totals, step.owned, root, seed, create_graph)
+    ready = [root for root in dict.fromkeys(roots) if root not in waiting]
     with set_grad_enabled(create_graph):
         while ready:
-            v = ready.pop()
-            g = grads.pop(v, None)
-            if isinstance(g, LazyGrad):
-                g = g.dense()
-            if not isinstance(v, Function):                 # a leaf tensor
-                if g is not None:
-                    g = _run_hooks(v._hooks, g)
-                    if capture is not None and v in capture:
-                        captured[v] = g
-                    if accumulate and (only is None or v in only):
-                        _accumulate_grad(v, g, create_graph, handed)
+            vertex = ready.pop()
+            grad = step.total(vertex)
+            if not isinstance(vertex, Function):
+                if grad is not None:
+                    step.finish_leaf(vertex, grad)
                 continue
-            node = v
-            parents = node.parents
-            if g is not None:
-                if node.hooks:
-                    g = _run_hooks(node.hooks, g)
-                if accumulate and node.retained is not None:
-                    t = node.retained()
-                    if t is not None:
-                        _accumulate_grad(t, g, create_graph, handed)
-                if capture is not None and node in capture:
-                    captured[node] = g
-                in_grads = _call_backward(node, g, xp_tensor)
-                if anomaly:
-                    _check_finite(node, in_grads, "backward")
-            for i, p in enumerate(parents):
-                if p is None:
+            in_grads = None if grad is None else step.call_backward(vertex, grad)
+            for i, parent in enumerate(vertex.parents):
+                if parent is None:
                     continue
-                if g is not None:
-                    gi = in_grads[i]
-                    if gi is not None:
-                        if observer is not None:
-                            observer(node, i, gi.dense() if isinstance(gi, LazyGrad) else gi)
-                        prev = grads.get(p)
-                        if prev is None:
-                            grads[p] = gi
-                        elif create_graph:
-                            grads[p] = prev + gi
-                        elif isinstance(prev, LazyGrad) or isinstance(gi, LazyGrad):
-                            _add_lazy(grads, owned, p, prev, gi)
-                        elif p in owned and type(prev) is np.ndarray:
-                            prev += gi
-                        else:
-                            grads[p] = prev + gi
-                            owned.add(p)
-                left = deps[p] - 1
-                deps[p] = left
-                if left == 0:
-                    ready.append(p)
+                if in_grads is not None and in_grads[i] is not None:
+                    step.send(vertex, i, parent, in_grads[i])
+                waiting[parent] -= 1
+                if waiting[parent] == 0:
+                    ready.append(parent)
             if not retain_graph:
-                _release(node)
-    return captured
+                _release(vertex)
+    return step.captured
 
 
-def _add_lazy(grads, owned, p, prev, gi):
-    """grads[p] = prev + gi where either is a ``LazyGrad``: merge two lazy ones if they combine,
-    else add the lazy one in place into a buffer the engine owns (allocated here if needed)."""
-    if isinstance(prev, LazyGrad):
-        if isinstance(gi, LazyGrad):
-            merged = prev.merge(gi)
+class BackwardPass:
+    """The state of one ``run`` and its named steps: the running gradient totals, the arrays
+    the engine owns, and what it captured."""
+
+    def __init__(self, create_graph, accumulate, capture, only, observer):
+        self.create_graph = create_graph
+        self.accumulate, self.capture, self.only = accumulate, capture, only
+        self.observer = observer
+        self.totals = {}     # vertex -> Σ of the gradients received so far
+        self.owned = set()   # vertices whose total is a buffer the engine allocated
+        self.handed = set()  # ids of arrays already given to a .grad (never give one out twice)
+        self.captured = {}
+        self.xp = tensor_namespace() if create_graph else None
+        self.anomaly = STATE.anomaly
+
+    def total(self, vertex):
+        """dL/d(vertex's output): the sum of what its consumers sent (None if nothing)."""
+        g = self.totals.pop(vertex, None)
+        return g.dense() if isinstance(g, LazyGrad) else g
+
+    def send(self, node, i, parent, grad):
+        """Send ``node``'s gradient for input ``i`` to ``parent``, first summing it down to the
+        input's shape where the forward broadcast it (the one place this is undone)."""
+        shape = node.input_shapes[i]
+        if grad.shape != shape:
+            grad = unbroadcast(grad, shape)
+        if self.observer is not None:
+            self.observer(node, i, grad.dense() if isinstance(grad, LazyGrad) else grad)
+        add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
+
+    def finish_leaf(self, leaf, grad):
+        """A leaf's total is known: run its hooks, capture it, add it to ``.grad``."""
+        grad = _run_hooks(leaf._hooks, grad)
+        if self.capture is not None and leaf in self.capture:
+            self.captured[leaf] = grad
+        if self.accumulate and (self.only is None or leaf in self.only):
+            _accumulate_grad(leaf, grad, self.create_graph, self.handed)
+
+    def call_backward(self, node, grad):
+        """Run the output tensor's hooks, keep ``retain_grad``/captured totals, and call the
+        node's backward: one gradient per input, as a tuple."""
+        if node.hooks:
+            grad = _run_hooks(node.hooks, grad)
+        if self.accumulate and node.retained is not None:
+            t = node.retained()
+            if t is not None:
+                _accumulate_grad(t, grad, self.create_graph, self.handed)
+        if self.capture is not None and node in self.capture:
+            self.captured[node] = grad
+        in_grads = _call_backward(node, grad, self.xp)
+        if self.anomaly:
+            _check_finite(node, in_grads, "backward")
+        return in_grads
+
+
+def add_gradient(totals, owned, vertex, grad, differentiable):
+    """``totals[vertex] += grad``: the engine's one accumulation policy.
+
+    * the first gradient a vertex receives is kept as it is (no copy);
+    * on the differentiable path (``create_graph``) the sum is a recorded addition;
+    * lazy gradients (``LazyGrad``) merge when they combine (``ProductGrad``s join their
+      factors), else are added in place into an ndarray buffer;
+    * ndarrays: the second gradient allocates a new buffer the engine owns (the first may be an
+      operation's output or another tensor's memory); later ones are added into it in place.
+    """
+    prev = totals.get(vertex)
+    if prev is None:
+        totals[vertex] = grad
+    elif differentiable:
+        totals[vertex] = prev + grad
+    elif isinstance(prev, LazyGrad) or isinstance(grad, LazyGrad):
+        if isinstance(prev, LazyGrad):
+            merged = prev.merge(grad) if isinstance(grad, LazyGrad) else None
             if merged is not None:
-                grads[p] = merged
+                totals[vertex] = merged
                 return
-        prev, gi = gi, prev                   # gi is lazy from here on
-    if isinstance(prev, LazyGrad):
-        buffer = prev.dense()
-    elif p in owned and type(prev) is np.ndarray:
-        buffer = prev
+            prev, grad = grad, prev               # grad is lazy from here on
+        if isinstance(prev, LazyGrad):
+            buffer = prev.dense()
+        elif vertex in owned and type(prev) is np.ndarray:
+            buffer = prev
+        else:
+            buffer = np.array(prev, dtype=np.result_type(prev, grad.dtype))
+        grad.add_to(buffer)
+        totals[vertex] = buffer
+        owned.add(vertex)
+    elif vertex in owned and type(prev) is np.ndarray:
+        prev += grad
     else:
-        buffer = np.array(prev, dtype=np.result_type(prev, gi.dtype))
-    gi.add_to(buffer)
-    grads[p] = buffer
-    owned.add(p)
+        totals[vertex] = prev + grad
+        owned.add(vertex)
 
 
 def _count_dependencies(roots):
@@ -180,7 +216,7 @@ def _call_backward(node, g, xp_tensor):
             f"Trying to backward through the graph a second time: operation '{node.name}' "
             f"already released the values it saved for backward. Pass retain_graph=True to the "
             f"first backward() (or ag.grad) if you need to backward through it again.")
-    if node.saved:
+    if node.saved or node.saved_names:
         _check_versions(node)
     if xp_tensor is None:
         out = node.backward(g)
@@ -196,9 +232,9 @@ def _call_backward(node, g, xp_tensor):
 
 
 def _saved_as_tensors(node):
-    """The saved arrays as graph-connected Tensors, for the differentiable backward: an input's
-    array becomes that input tensor, the output (``save(..., output=y)``) a tensor produced by
-    ``node`` itself; anything else is a constant."""
+    """The positional saves as graph-connected Tensors, for the differentiable backward: an
+    input's array becomes that input tensor, the output (``save(..., output=y)``) a tensor
+    produced by ``node`` itself; anything else is a constant. Named saves stay ndarrays."""
     saved = node.saved
     result = []
     for k, s in enumerate(saved):
@@ -214,6 +250,13 @@ def _saved_as_tensors(node):
     return tuple(result)
 
 
+def _saved_arrays(node):
+    """Everything ``node`` saved for backward: positional values, then named constants."""
+    if not node.saved_names:
+        return node.saved
+    return node.saved + tuple(getattr(node, name) for name in node.saved_names)
+
+
 def _check_versions(node):
     """Raise if a tensor this node saved was changed in place after the forward pass."""
     for x, version in zip(node.inputs, node.versions):
@@ -225,7 +268,7 @@ def _check_versions(node):
                 f"{x._version}, it was {version}). Use an out-of-place operation, or clone() "
                 f"the tensor before changing it.")
     if WRITES.tick > node.tick:       # something was written in place since the forward
-        for s in node.saved:
+        for s in _saved_arrays(node):
             if written_since(s, node.tick):
                 raise RuntimeError(
                     f"One of the arrays needed by '{node.name}' for its backward (shape "
@@ -236,9 +279,11 @@ def _check_versions(node):
 
 
 def _release(node):
-    """Free what the node saved for backward (retain_graph=False)."""
-    if node.saved:
+    """Free everything the node saved for backward (retain_graph=False)."""
+    if node.saved or node.saved_names:
         node.saved = ()
+        for name in node.saved_names:
+            setattr(node, name, None)
         node.released = True
         node.inputs = ()
 

@@ -13,18 +13,31 @@ stands beside the forward computation::
             a, b = ctx.saved
             return grad * b, grad * a
 
+The contract between an operation and the engine:
+
+* ``backward`` returns the plain formula. If an input was broadcast by the forward, its
+  gradient may come back in the output's shape: the engine sums it down to the input's shape
+  (recorded by ``apply``), once, after the call. ``Mul`` above works for ``(3, 4) * (4,)``.
+* ``ctx.needs_input_grad[i]`` says whether input ``i`` wants a gradient; a formula may skip
+  work for the others by returning None there (the engine ignores what they get anyway).
+* Everything ``backward`` reads that is an array goes through ``ctx.save``, so the engine can
+  check it for in-place changes and free it after backward: positional values are inputs of
+  the forward (and ``output=y``, its result), named ones (``ctx.save(x, mask=m)``, read back as
+  ``ctx.mask``) are constants such as masks, indices or activations the fast path reuses.
+  Numbers, shapes and flags stay plain attributes (``ctx.axis = axis``).
+
 ``ctx`` is the node itself (an instance of the subclass). ``backward`` is written once for two
 paths:
 
 * the fast path (the default): ``grad`` and ``ctx.saved`` are ndarrays and ``ctx.xp`` is NumPy;
   nothing is recorded and no Tensor is created;
-* ``create_graph=True``: ``grad`` and ``ctx.saved`` are Tensors and ``ctx.xp`` is
-  :mod:`autograd.xp`, whose functions are recorded operations, so the gradient itself becomes a
-  graph that can be differentiated again (higher-order derivatives).
+* ``create_graph=True`` (``ctx.differentiable`` is True): ``grad`` and ``ctx.saved`` are Tensors
+  and ``ctx.xp`` is :mod:`autograd.xp`, whose functions are recorded operations, so the
+  gradient itself becomes a graph that can be differentiated again (higher-order derivatives).
+  Named saves stay ndarrays: they are constants on both paths.
 
 So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy directly on
-``grad`` or on a saved value. Values saved with ``ctx.save(*inputs, output=y)`` must be inputs
-of the forward or its output ``y``; anything else would be a constant in the differentiable path.
+``grad`` or on a positional saved value.
 """
 import numpy as np
 
@@ -46,21 +59,39 @@ class Function:
     retained = None    # weakref to the output tensor when retain_grad() was called on it
     value = None       # the output array, kept only inside grad_mode.record_values() (for viz)
 
-    # parents: one entry per input, the thing its gradient goes to: the Function that produced
-    #   it, the leaf Tensor itself, or None when that input needs no gradient.
-    # inputs / versions: the input tensors and their version counters, kept only when something
-    #   was saved, to detect in-place changes and to build the differentiable path.
-
+    saved_names = ()   # names of the constants saved with ctx.save(name=array)
     saves_output = False  # True when the last saved value is the forward's own output
     tick = 0              # clock of in-place writes when the node was recorded (versions.py)
 
-    def save(ctx, *arrays, output=None):
-        """Keep input ``arrays`` (and the forward's ``output``, last) for backward."""
+    # Set by ``apply`` on a recorded node:
+    # parents: one entry per input, the thing its gradient goes to: the Function that produced
+    #   it, the leaf Tensor itself, or None when that input needs no gradient.
+    # input_shapes: one entry per input, its shape (None when it needs no gradient); the
+    #   engine sums each gradient down to it (undoing broadcasting).
+    # inputs / versions: the input tensors and their version counters, kept only when something
+    #   was saved, to detect in-place changes and to build the differentiable path.
+
+    def save(ctx, *arrays, output=None, **constants):
+        """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named
+        ``constants`` (masks, indices, cached activations) as attributes of ``ctx``."""
         if output is None:
             ctx.saved = arrays
         else:
             ctx.saved = arrays + (output,)
             ctx.saves_output = True
+        if constants:
+            ctx.__dict__.update(constants)
+            ctx.saved_names = tuple(constants)
+
+    @property
+    def needs_input_grad(self):
+        """One bool per input: does its gradient go anywhere? (PyTorch's name.)"""
+        return tuple(p is not None for p in self.parents)
+
+    @property
+    def differentiable(self):
+        """True inside ``create_graph=True``: backward runs on Tensors and is recorded."""
+        return self.xp is not NUMPY
 
     @property
     def name(self):
@@ -93,16 +124,20 @@ class Function:
             _check_finite(ctx, out, "forward")
         if state.enabled:
             parents = []
+            shapes = []
             needed = False
             for x in inputs:
                 if isinstance(x, Tensor) and x.requires_grad:
                     parents.append(x.grad_fn or x)
+                    shapes.append(x._data.shape)
                     needed = True
                 else:
                     parents.append(None)
+                    shapes.append(None)
             if needed:
                 ctx.parents = parents
-                if ctx.saved:
+                ctx.input_shapes = shapes
+                if ctx.saved or ctx.saved_names:
                     ctx.inputs = inputs
                     ctx.versions = [x._version if isinstance(x, Tensor) else 0 for x in inputs]
                     ctx.tick = WRITES.tick
@@ -125,7 +160,8 @@ def unbroadcast(grad, shape):
     If an input of shape ``shape`` was broadcast to the output's shape, every output element it
     fed contributes to its gradient, so the gradient is the sum over the broadcast axes: the
     leading axes broadcasting added, and the axes where ``shape`` has size 1. Works on ndarrays
-    and on Tensors alike. This is the one place the library undoes broadcasting.
+    and on Tensors alike. The engine calls it on every gradient an operation returns, so this
+    is the one place the library undoes broadcasting.
     """
     if grad.shape == shape:
         return grad
@@ -203,6 +239,10 @@ class ProductGrad(LazyGrad):
 
     def __init__(self, left, right):
         self.lefts, self.rights = [left], [right]
+
+    @property
+    def shape(self):
+        return self.lefts[0].shape[1:] + self.rights[0].shape[1:]
 
     @property
     def dtype(self):

@@ -28,6 +28,40 @@ def _is_basic(index):
                for i in items)
 
 
+def _numpy_prod_others(x, axis):
+    """pᵢ = Π_{j≠i} xⱼ along ``axis`` (None: all elements), shape of x, without dividing:
+    the product of everything before i times everything after it (two cumulative products)."""
+    flat = x.reshape(-1) if axis is None else x
+    axis = 0 if axis is None else axis
+    ones = np.ones_like(np.take(flat, [0], axis=axis))
+    before = np.cumprod(np.concatenate([ones, flat], axis=axis), axis=axis)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, axis)], axis=axis),
+                               axis=axis), axis)
+    n = flat.shape[axis]
+    others = (np.take(before, np.arange(n), axis=axis)
+              * np.take(after, np.arange(1, n + 1), axis=axis))
+    return others.reshape(x.shape)
+
+
+def _tensor_prod_others(x, axis):
+    """pᵢ = Π_{j≠i} xⱼ as recorded operations: row i of an n×n matrix holds x with xᵢ
+    replaced by 1, and each row's product is pᵢ. O(n²) memory, so only the differentiable
+    path uses it; it stays exact where x has zeros (at any order)."""
+    from .ops import elementwise as E, reduction as R, shape as S
+    moved = x.reshape(-1) if axis is None else S.Transpose.apply(x, axes=_to_last(x.ndim, axis))
+    n = moved.shape[-1]
+    rows = E.Where.apply(np.eye(n, dtype=bool), 1.0, moved.reshape(moved.shape[:-1] + (1, n)))
+    others = R.Prod.apply(rows, axis=rows.ndim - 1)
+    if axis is None:
+        return others.reshape(x.shape)
+    return S.Transpose.apply(others, axes=tuple(np.argsort(_to_last(x.ndim, axis))))
+
+
+def _to_last(ndim, axis):
+    """The permutation moving ``axis`` to the end."""
+    return tuple(a for a in range(ndim) if a != axis) + (axis,)
+
+
 def _numpy_sigmoid(x):
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
@@ -53,6 +87,7 @@ NUMPY = SimpleNamespace(
     sigmoid=_numpy_sigmoid, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
     transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
     unfold=_numpy_unfold, fold=_numpy_fold, concatenate=np.concatenate,
+    prod_others=_numpy_prod_others,
 )
 
 _TENSOR = None
@@ -80,5 +115,6 @@ def tensor_namespace():
             unfold=lambda x, win: C.Unfold.apply(x, win=win),
             fold=lambda cols, win: C.Fold.apply(cols, win=win),
             concatenate=lambda xs, axis: S.Cat.apply(*xs, axis=axis),
+            prod_others=_tensor_prod_others,
         )
     return _TENSOR

@@ -8,7 +8,7 @@ return.
 """
 import numpy as np
 
-from ..function import Function, unbroadcast
+from ..function import Function
 from ..sums import sum_last
 from .linalg import _mT
 
@@ -54,28 +54,22 @@ class AttentionProbs(Function):
                 scores += mask
             else:
                 scores = scores + mask
-        ctx.scale, ctx.mask_shape = scale, np.shape(mask)
+        ctx.scale = scale
         p = safe_softmax_(scores.astype(q.dtype, copy=False))
         ctx.save(q, k, output=p)
         return p
 
     def backward(ctx, grad):
         q, k, p = ctx.saved
-        pq, pk = ctx.parents[0], ctx.parents[1]
-        pm = ctx.parents[2] if len(ctx.parents) > 2 else None
+        need_q, need_k, need_mask = (ctx.needs_input_grad + (False,))[:3]   # mask optional
         dz = grad * p
-        if isinstance(dz, np.ndarray):       # fast path: reuse the buffer
-            dz -= p * sum_last(dz)
-        else:
+        if ctx.differentiable:
             dz = dz - p * dz.sum(axis=-1, keepdims=True)
-        gq = gk = gm = None
-        if pq is not None:
-            gq = unbroadcast((dz @ k) * ctx.scale, q.shape)
-        if pk is not None:
-            gk = unbroadcast((_mT(ctx.xp, dz) @ q) * ctx.scale, k.shape)
-        if pm is not None:
-            gm = unbroadcast(dz, ctx.mask_shape)
-        return gq, gk, gm
+        else:                                 # the same, reusing dz's buffer
+            dz -= p * sum_last(dz)
+        gq = (dz @ k) * ctx.scale if need_q else None
+        gk = (_mT(ctx.xp, dz) @ q) * ctx.scale if need_k else None
+        return gq, gk, (dz if need_mask else None)
 
 
 def attention_probs(q, k, mask=None, scale=1.0):

@@ -262,25 +262,24 @@ class Conv2d(Function):
             out = _mix(weight, cols, groups).reshape((x.shape[0], -1) + win.out)
         if bias is not None:
             out = out + bias.reshape(-1, 1, 1)
-        ctx.save(x, weight, cols)
+        ctx.save(x, weight, cols=cols)
         return np.ascontiguousarray(out)
 
     def backward(ctx, grad):
-        x, weight, cols = ctx.saved
+        x, weight = ctx.saved
         xp, win, groups = ctx.xp, ctx.win, ctx.groups
-        px, pw = ctx.parents[0], ctx.parents[1]
-        pb = ctx.parents[2] if len(ctx.parents) > 2 else None
-        gb = grad.sum(axis=(0, 2, 3)) if pb is not None else None
-        if xp is NUMPY:
-            gx, gw = _conv_backward_arrays(grad, x, weight, cols, win, groups, ctx.wide,
-                                           px is not None, pw is not None)
+        need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
+        gb = grad.sum(axis=(0, 2, 3)) if need_b else None
+        if not ctx.differentiable:
+            gx, gw = _conv_backward_arrays(grad, x, weight, ctx.cols, win, groups, ctx.wide,
+                                           need_x, need_w)
             return gx, gw, gb
         # differentiable path: the same formulas with recorded unfold/fold/matmul
         gx = gw = None
-        if px is not None:
+        if need_x:
             gx = xp.fold(_mix_t(xp, weight, grad, groups).reshape(
                 x.shape[:2] + win.kernel + win.out), win)
-        if pw is not None:
+        if need_w:
             gw = _correlate(xp, grad, xp.unfold(x, win), groups, weight.shape)
         return gx, gw, gb
 
@@ -316,12 +315,11 @@ class ConvTranspose2d(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved
         xp, win, groups = ctx.xp, ctx.win, ctx.groups
-        px, pw = ctx.parents[0], ctx.parents[1]
-        pb = ctx.parents[2] if len(ctx.parents) > 2 else None
+        need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
         cols = xp.unfold(grad, win)
-        gx = _mix(weight, cols, groups).reshape(x.shape) if px is not None else None
-        gw = _correlate(xp, x, cols, groups, weight.shape) if pw is not None else None
-        gb = grad.sum(axis=(0, 2, 3)) if pb is not None else None
+        gx = _mix(weight, cols, groups).reshape(x.shape) if need_x else None
+        gw = _correlate(xp, x, cols, groups, weight.shape) if need_w else None
+        gb = grad.sum(axis=(0, 2, 3)) if need_b else None
         return gx, gw, gb
 
 

@@ -1,4 +1,5 @@
-"""Elementwise operations. Binary ones broadcast; their backward undoes it with ``unbroadcast``.
+"""Elementwise operations. Binary ones broadcast; the engine sums their gradients back to each
+input's shape, so every backward is the plain formula.
 
 Each class docstring states the forward formula and its local derivative.
 """
@@ -6,46 +7,28 @@ import math
 
 import numpy as np
 
-from ..function import Function, unbroadcast
+from ..function import Function
 from ..tensor import Tensor, raw_data
-
-
-_NUMBERS = (float, int, bool)
-
-
-def _shape(x):
-    """Shape of an operand: arrays and Tensors have one, Python numbers are 0-d."""
-    if type(x) in _NUMBERS:
-        return ()
-    return x.shape if hasattr(x, "shape") else np.shape(x)
 
 
 class Add(Function):
     """z = a + b;   dz/da = 1,   dz/db = 1"""
 
     def forward(ctx, a, b):
-        ctx.shapes = _shape(a), _shape(b)
         return a + b
 
     def backward(ctx, grad):
-        sa, sb = ctx.shapes
-        pa, pb = ctx.parents
-        return (unbroadcast(grad, sa) if pa is not None else None,
-                unbroadcast(grad, sb) if pb is not None else None)
+        return grad, grad
 
 
 class Sub(Function):
     """z = a - b;   dz/da = 1,   dz/db = -1"""
 
     def forward(ctx, a, b):
-        ctx.shapes = _shape(a), _shape(b)
         return a - b
 
     def backward(ctx, grad):
-        sa, sb = ctx.shapes
-        pa, pb = ctx.parents
-        return (unbroadcast(grad, sa) if pa is not None else None,
-                unbroadcast(-grad, sb) if pb is not None else None)
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
 
 
 class Mul(Function):
@@ -57,9 +40,8 @@ class Mul(Function):
 
     def backward(ctx, grad):
         a, b = ctx.saved
-        pa, pb = ctx.parents
-        return (unbroadcast(grad * b, _shape(a)) if pa is not None else None,
-                unbroadcast(grad * a, _shape(b)) if pb is not None else None)
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
 class Div(Function):
@@ -71,10 +53,8 @@ class Div(Function):
 
     def backward(ctx, grad):
         a, b = ctx.saved
-        pa, pb = ctx.parents
         ga = grad / b
-        return (unbroadcast(ga, _shape(a)) if pa is not None else None,
-                unbroadcast(-ga * a / b, _shape(b)) if pb is not None else None)
+        return ga, (-ga * a / b if ctx.needs_input_grad[1] else None)
 
 
 class Neg(Function):
@@ -102,18 +82,18 @@ class Pow(Function):
     def backward(ctx, grad):
         a, b, out = ctx.saved
         xp = ctx.xp
+        need_a, need_b = ctx.needs_input_grad
         ga = gb = None
-        if ctx.parents[0] is not None:
+        if need_a:
             zero = np.equal(raw_data(b), 0)
             if zero.any():
                 ga = xp.where(zero, 0.0, grad * b * a ** xp.where(zero, 1.0, b - 1))
             else:
                 ga = grad * b * a ** (b - 1)
-            ga = unbroadcast(ga, _shape(a))
-        if ctx.parents[1] is not None:
+        if need_b:
             no_log = np.logical_and(np.equal(raw_data(a), 0), np.greater_equal(raw_data(b), 0))
             safe_log = xp.log(xp.where(no_log, 1, a)) if no_log.any() else xp.log(a)
-            gb = unbroadcast(grad * out * safe_log, _shape(b))
+            gb = grad * out * safe_log
         return ga, gb
 
 
@@ -356,26 +336,21 @@ class Minimum(Function):
 def _split_tie(ctx, grad, a, b, a_wins):
     """Maximum/minimum backward: the winner's share of the gradient is 1, 0.5 on a tie."""
     grad_a = grad * a_wins + (grad * 0.5) * (a == b)
-    pa, pb = ctx.parents
-    return (unbroadcast(grad_a, _shape(a)) if pa is not None else None,
-            unbroadcast(grad - grad_a, _shape(b)) if pb is not None else None)
+    return grad_a, (grad - grad_a if ctx.needs_input_grad[1] else None)
 
 
 class Where(Function):
     """z = a where cond else b;   dz/da = cond,   dz/db = not cond   (cond gets no gradient)"""
 
     def forward(ctx, cond, a, b):
-        ctx.cond = cond
-        ctx.shapes = _shape(a), _shape(b)
+        ctx.save(cond=cond)
         return np.where(cond, a, b)
 
     def backward(ctx, grad):
         xp, cond = ctx.xp, ctx.cond
-        sa, sb = ctx.shapes
-        _, pa, pb = ctx.parents
-        return (None,
-                unbroadcast(xp.where(cond, grad, 0), sa) if pa is not None else None,
-                unbroadcast(xp.where(cond, 0, grad), sb) if pb is not None else None)
+        _, need_a, need_b = ctx.needs_input_grad
+        return (None, xp.where(cond, grad, 0) if need_a else None,
+                xp.where(cond, 0, grad) if need_b else None)
 
 
 class Clamp(Function):
@@ -387,13 +362,12 @@ class Clamp(Function):
         return np.clip(x, lo, hi)
 
     def backward(ctx, grad):
-        x, = ctx.saved
+        x = raw_data(ctx.saved[0])
         inside = np.ones(x.shape, dtype=bool)
-        raw = x._data if isinstance(x, Tensor) else x
         if ctx.lo is not None:
-            inside &= raw >= ctx.lo
+            inside &= x >= ctx.lo
         if ctx.hi is not None:
-            inside &= raw <= ctx.hi
+            inside &= x <= ctx.hi
         return grad * inside
 
 
@@ -448,14 +422,14 @@ class ClampTensor(Function):
         if lo is not None and hi is not None:
             below = below & np.less(lo, hi)
             above = above | np.less(hi, lo)
-        ctx.masks = inside, below, above
-        ctx.shapes = _shape(x), _shape(lo), _shape(hi)
+        ctx.save(inside=inside, below=below, above=above)
         return out
 
     def backward(ctx, grad):
         xp = ctx.xp
-        return tuple(None if p is None else unbroadcast(xp.where(m, grad, 0.0), s)
-                     for p, m, s in zip(ctx.parents, ctx.masks, ctx.shapes))
+        masks = ctx.inside, ctx.below, ctx.above
+        return tuple(xp.where(m, grad, 0.0) if need else None
+                     for need, m in zip(ctx.needs_input_grad, masks))
 
 
 def clamp(x, min=None, max=None):

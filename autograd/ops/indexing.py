@@ -20,20 +20,30 @@ class GetItem(Function):
     """
 
     def forward(ctx, x, index):
-        ctx.index, ctx.in_shape = index, x.shape
+        _keep_index(ctx, index)
+        ctx.in_shape = x.shape
         return x[index]
 
     def backward(ctx, grad):
-        if ctx.xp is NUMPY and _is_basic(ctx.index):
+        if not ctx.differentiable and _is_basic(ctx.index):
             return SliceGrad(grad, ctx.index, ctx.in_shape)
         return ctx.xp.unindex(grad, ctx.index, ctx.in_shape)
+
+
+def _keep_index(ctx, index):
+    """``ctx.index`` for backward: a basic index (ints, slices) is a plain attribute, one with
+    index arrays is saved (checked for in-place writes and freed after backward)."""
+    if _is_basic(index):
+        ctx.index = index
+    else:
+        ctx.save(index=index)
 
 
 class Unindex(Function):
     """y = zeros(shape) with x added at ``index`` (the backward of GetItem);   dL/dx = dL/dy[index]"""
 
     def forward(ctx, x, index, shape):
-        ctx.index = index
+        _keep_index(ctx, index)
         out = np.zeros(shape, dtype=x.dtype)
         if _is_basic(index):
             out[index] = x

@@ -1,7 +1,7 @@
 """Matrix products."""
 import numpy as np
 
-from ..function import Function, unbroadcast
+from ..function import Function
 from ..sums import sum_leading
 
 
@@ -15,17 +15,23 @@ class MatMul(Function):
 
     def backward(ctx, grad):
         a, b = ctx.saved
-        pa, pb = ctx.parents
-        # Treat 1-D operands as a row (a) or a column (b) so one formula covers every case.
+        need_a, need_b = ctx.needs_input_grad
+        # 1-D operands as in NumPy: a as a row (1, k), b as a column (k, 1), so one formula
+        # covers every case; their gradients drop that axis again. The engine sums the
+        # gradients over batch dimensions that broadcasting added.
         a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
         b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
         out2 = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
         g2 = grad.reshape(out2)
         ga = gb = None
-        if pa is not None:
-            ga = unbroadcast(g2 @ _mT(ctx.xp, b2), a2.shape).reshape(a.shape)
-        if pb is not None:
-            gb = unbroadcast(_mT(ctx.xp, a2) @ g2, b2.shape).reshape(b.shape)
+        if need_a:
+            ga = g2 @ _mT(ctx.xp, b2)
+            if a.ndim == 1:
+                ga = ga.reshape(ga.shape[:-2] + a.shape)
+        if need_b:
+            gb = _mT(ctx.xp, a2) @ g2
+            if b.ndim == 1:
+                gb = gb.reshape(gb.shape[:-2] + b.shape)
         return ga, gb
 
 
@@ -53,14 +59,13 @@ class Linear(Function):
 
     def backward(ctx, grad):
         x, weight = ctx.saved
-        px, pw = ctx.parents[0], ctx.parents[1]
-        pb = ctx.parents[2] if len(ctx.parents) > 2 else None
+        need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
         g2 = grad.reshape((-1, grad.shape[-1]))
         gx = None
-        if px is not None:
+        if need_x:
             gx = (g2 @ weight).reshape(x.shape) if x.ndim > 2 else grad @ weight
-        gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if pw is not None else None
-        gb = sum_leading(g2, 1) if pb is not None else None
+        gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if need_w else None
+        gb = sum_leading(g2, 1) if need_b else None
         return gx, gw, gb
 
 

@@ -10,8 +10,9 @@ on the differentiable path they recompute what the fast path cached, from the in
 """
 import numpy as np
 
-from ..function import Function, unbroadcast
+from ..function import Function
 from ..sums import mean_last, sum_last
+from ..tensor import raw_data
 
 
 def _mean(x, axes):
@@ -45,28 +46,26 @@ class Normalize(Function):
 
     def forward(ctx, x, weight=None, bias=None, axes=(-1,), eps=1e-5, stats=None):
         xhat, rstd = _moments(x, axes, eps, stats)
-        ctx.axes, ctx.eps, ctx.bias_shape = axes, eps, np.shape(bias)
-        ctx.save(x, weight, xhat, rstd)
+        ctx.axes, ctx.eps = axes, eps
+        ctx.save(x, weight, xhat=xhat, rstd=rstd)
         out = xhat if weight is None else xhat * weight
         if bias is not None:
             out = out + bias
         return out.astype(x.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, weight, xhat, rstd = ctx.saved
-        if not isinstance(x, np.ndarray):     # differentiable path: x̂ and r as functions of x
+        x, weight = ctx.saved
+        if ctx.differentiable:                # x̂ and r as functions of x
             xhat, rstd = _moments(x, ctx.axes, ctx.eps)
-        px, pw, pb = ctx.parents
-        gx = gw = gb = None
-        if px is not None:
+        else:                                 # the same values, kept by forward
+            xhat, rstd = ctx.xhat, ctx.rstd
+        need_x, need_w, need_b = ctx.needs_input_grad
+        gx = None
+        if need_x:
             gh = grad if weight is None else grad * weight
             axes = ctx.axes
             gx = (gh - _mean(gh, axes) - xhat * _mean(gh * xhat, axes)) * rstd
-        if pw is not None:
-            gw = unbroadcast(grad * xhat, weight.shape)
-        if pb is not None:
-            gb = unbroadcast(grad, ctx.bias_shape)
-        return gx, gw, gb
+        return gx, (grad * xhat if need_w else None), (grad if need_b else None)
 
 
 def normalize(x, axes, weight=None, bias=None, eps=1e-5, stats=None):
@@ -93,8 +92,7 @@ class CrossEntropy(Function):
     def forward(ctx, x, target, weight=None, ignore_index=-100, label_smoothing=0.0,
                 reduction="mean"):
         n, c = x.shape
-        ctx.shift = x.max(axis=1, keepdims=True)
-        shifted = x - ctx.shift
+        shifted = x - x.max(axis=1, keepdims=True)
         e = np.exp(shifted)
         total = sum_last(e)
         log_total = np.log(total[:, 0])           # log p_nc = shifted_nc - log_total_n
@@ -109,9 +107,9 @@ class CrossEntropy(Function):
             else:
                 smooth = log_total * weight.sum() - shifted @ weight
             loss = (1 - label_smoothing) * loss + (label_smoothing / c) * (smooth * valid)
-        ctx.t, ctx.wt, ctx.valid, ctx.reduction = t, wt, valid, reduction
-        ctx.weight, ctx.smoothing = weight, label_smoothing
-        ctx.save(x, e / total)
+        ctx.reduction, ctx.smoothing = reduction, label_smoothing
+        ctx.save(x, probs=e / total, target=t, target_weight=wt, valid=valid,
+                 class_weight=weight)
         if reduction == "none":
             return loss.astype(x.dtype, copy=False)
         out = loss.sum()
@@ -121,10 +119,13 @@ class CrossEntropy(Function):
         return np.asarray(out, dtype=x.dtype)
 
     def backward(ctx, grad):
-        x, p = ctx.saved
-        if not isinstance(x, np.ndarray):     # differentiable path: softmax as a function of x
-            e = ctx.xp.exp(x - ctx.shift)
+        x, = ctx.saved
+        xp = ctx.xp
+        if ctx.differentiable:                # softmax as a function of x
+            e = xp.exp(x - raw_data(x).max(axis=1, keepdims=True))
             p = e / e.sum(axis=1, keepdims=True)
+        else:                                 # the same values, kept by forward
+            p = ctx.probs
         if ctx.reduction == "none":
             g = grad.reshape((-1, 1))
         elif ctx.reduction == "mean":
@@ -132,18 +133,26 @@ class CrossEntropy(Function):
         else:
             g = grad
         n, c = x.shape
-        eps, wt = ctx.smoothing, ctx.wt
-        if not eps and isinstance(x, np.ndarray):   # sparse target: no dense q needed
-            gw = g * wt.reshape((-1, 1))       # (N, 1): dL/dℓ_n times the target's weight
-            gx = p * gw
-            gx[np.arange(n), ctx.t] -= gw[:, 0]
-            return gx, None, None
-        q = np.zeros((n, c), dtype=p.dtype)
-        q[np.arange(n), ctx.t] = (1 - eps) * wt
+        eps, valid = ctx.smoothing, ctx.valid
+        picked = (1 - eps) * ctx.target_weight          # q's weight at the target class
+        q_total = picked                                 # Σ_c q_nc
         if eps:
-            w = np.ones(c, dtype=p.dtype) if ctx.weight is None else ctx.weight
-            q += (eps / c) * (ctx.valid.astype(p.dtype).reshape((-1, 1)) * w)
-        return g * (p * q.sum(axis=1, keepdims=True) - q), None, None
+            w = np.ones(c, dtype=p.dtype) if ctx.class_weight is None else ctx.class_weight
+            q_total = picked + (eps / c) * valid * w.sum()
+        gx = p * (g * q_total.reshape((-1, 1)).astype(p.dtype, copy=False))
+        if eps:
+            gx = gx - g * ((eps / c) * (valid.reshape((-1, 1)) * w)).astype(p.dtype, copy=False)
+        at_target = (g * picked.reshape((-1, 1)).astype(p.dtype, copy=False)).reshape(-1)
+        return _subtract_at(ctx, gx, (np.arange(n), ctx.target), at_target), None, None
+
+
+def _subtract_at(ctx, a, index, values):
+    """a - (zeros with ``values`` at ``index``): in place on the fast path, recorded with
+    ``unindex`` on the differentiable one."""
+    if ctx.differentiable:
+        return a - ctx.xp.unindex(values, index, a.shape)
+    a[index] -= values
+    return a
 
 
 def cross_entropy(x, target, weight=None, ignore_index=-100, label_smoothing=0.0,

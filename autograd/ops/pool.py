@@ -54,11 +54,11 @@ class MaxPool2d(Function):
         ctx.win = win
         cols = _windows(unfold_copy(x, win, -np.inf), win)
         out = cols.max(axis=2)
-        ctx.save(cols, output=out)
+        ctx.save(cols=cols, out=out)      # constants: the one-hot of each window's maximum
         return out
 
     def backward(ctx, grad):
-        cols, out = (s._data if isinstance(s, Tensor) else s for s in ctx.saved)  # a constant
+        cols, out = ctx.cols, ctx.out
         onehot = cols == out[:, :, None]     # bool: the product below stays float
         if np.count_nonzero(onehot) != out.size:     # some window has tied maxima
             onehot = _first_true(onehot)

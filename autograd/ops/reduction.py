@@ -61,18 +61,17 @@ class Amax(Function):
 
     def forward(ctx, x, axis=None, keepdims=False, lowest=False, nan_wins=False):
         out = (np.min if lowest else np.max)(x, axis=axis, keepdims=True)
-        ctx.save(x)
-        ctx.axis, ctx.out_keep, ctx.nan_wins = axis, out, nan_wins
+        ctx.save(x, extreme=out)
+        ctx.axis, ctx.nan_wins = axis, nan_wins
         ctx.in_shape, ctx.kshape = x.shape, out.shape
         return out if keepdims else _drop_axes(out, axis)
 
     def backward(ctx, grad):
-        x, = ctx.saved
-        x = raw_data(x)
-        winners = x == ctx.out_keep
-        if ctx.nan_wins and np.isnan(ctx.out_keep).any():
-            winners |= np.isnan(x) & np.isnan(ctx.out_keep)
-        share = (winners / winners.sum(axis=ctx.axis, keepdims=True)).astype(ctx.out_keep.dtype)
+        x, extreme = raw_data(ctx.saved[0]), ctx.extreme
+        winners = x == extreme
+        if ctx.nan_wins and np.isnan(extreme).any():
+            winners |= np.isnan(x) & np.isnan(extreme)
+        share = (winners / winners.sum(axis=ctx.axis, keepdims=True)).astype(extreme.dtype)
         return _expand_grad(ctx, grad) * share
 
 
@@ -87,18 +86,19 @@ class PickAlong(Function):
 
     def forward(ctx, x, indices, axis, keepdims=False):
         idx = np.expand_dims(indices, axis)
-        ctx.mask = np.arange(x.shape[axis]).reshape(
-            [-1 if i == axis else 1 for i in range(x.ndim)]) == idx
+        ctx.save(picked=np.arange(x.shape[axis]).reshape(
+            [-1 if i == axis else 1 for i in range(x.ndim)]) == idx)
         ctx.in_shape, ctx.kshape = x.shape, idx.shape
         out = np.take_along_axis(x, idx, axis)
         return out if keepdims else out.squeeze(axis)
 
     def backward(ctx, grad):
-        return _expand_grad(ctx, grad) * ctx.mask
+        return _expand_grad(ctx, grad) * ctx.picked
 
 
 class Prod(Function):
-    """y = Πᵢ xᵢ over ``axis``;   dy/dxᵢ = Π_{j≠i} xⱼ (computed without dividing, so zeros work)"""
+    """y = Πᵢ xᵢ over ``axis``;   dy/dxᵢ = Π_{j≠i} xⱼ (computed without dividing, so zeros work
+    on both paths: ``xp.prod_others``)"""
 
     def forward(ctx, x, axis=None, keepdims=False):
         ctx.save(x)
@@ -109,19 +109,7 @@ class Prod(Function):
 
     def backward(ctx, grad):
         x, = ctx.saved
-        g = _expand_grad(ctx, grad)
-        if isinstance(x, Tensor):      # differentiable path: y/x (not defined where x == 0)
-            return g * (x.prod(dim=ctx.axis, keepdim=True) / x)
-        flat = x.reshape(-1) if ctx.axis is None else x
-        axis = 0 if ctx.axis is None else ctx.axis
-        ones = np.ones_like(np.take(flat, [0], axis=axis))
-        before = np.cumprod(np.concatenate([ones, flat], axis=axis), axis=axis)
-        after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, axis)], axis=axis),
-                                   axis=axis), axis)
-        n = flat.shape[axis]
-        others = (np.take(before, np.arange(n), axis=axis)
-                  * np.take(after, np.arange(1, n + 1), axis=axis))
-        return g * others.reshape(ctx.in_shape)
+        return _expand_grad(ctx, grad) * ctx.xp.prod_others(x, ctx.axis)
 
 
 class SafeSqrt(Function):

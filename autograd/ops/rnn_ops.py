@@ -7,12 +7,13 @@ every step is its own few nodes, so backpropagation through time is still the en
 the unrolled graph. Gate order is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). σ(x) is computed
 as ½(1 + tanh(x/2)), which is exact, never overflows and keeps float32.
 
-Both backward formulas run on ndarrays (the fast path, reusing the activations the forward
-kept) and on Tensors (``create_graph=True``, recomputing them from the inputs).
+Each backward formula runs on ndarrays (the fast path, reusing the activations the forward
+saved) and on Tensors (``create_graph=True``, recomputing them from the inputs with the same
+helper, so the maths is written once).
 """
 import numpy as np
 
-from ..function import Function, ProductGrad, unbroadcast
+from ..function import Function, ProductGrad
 from ..xp import NUMPY
 from .linalg import _mT
 
@@ -44,17 +45,17 @@ def _lstm_output(xp, gates, c, peephole):
     return _sigmoid(xp, po), xp.tanh(c)
 
 
-def _join(xp, parts, like):
+def _join(ctx, parts, like):
     """Concatenate ``parts`` along the last axis; None stands for a zero block of ``like``'s
     shape (on the fast path written straight into one new array)."""
-    if xp is NUMPY:
+    if not ctx.differentiable:
         size = like.shape[-1]
         out = np.empty(like.shape[:-1] + (size * len(parts),), dtype=like.dtype)
         for k, part in enumerate(parts):
             out[..., k * size:(k + 1) * size] = 0 if part is None else part
         return out
     zero = like * 0
-    return xp.concatenate([zero if p is None else p for p in parts], axis=like.ndim - 1)
+    return ctx.xp.concatenate([zero if p is None else p for p in parts], axis=like.ndim - 1)
 
 
 class LSTMCellState(Function):
@@ -71,28 +72,26 @@ class LSTMCellState(Function):
 
     def forward(ctx, gates, c_prev, peephole=None):
         i, f, g = _lstm_input_forget(NUMPY, gates, c_prev, peephole)
-        ctx.cache = (i, f, g)
-        ctx.save(gates, c_prev, peephole)
+        ctx.save(gates, c_prev, peephole, i=i, f=f, g=g)
         return f * c_prev + i * g
 
     def backward(ctx, grad):
         gates, c_prev, peephole = ctx.saved
         xp = ctx.xp
-        i, f, g = ctx.cache if xp is NUMPY else _lstm_input_forget(xp, gates, c_prev,
-                                                                      peephole)
+        i, f, g = (_lstm_input_forget(xp, gates, c_prev, peephole) if ctx.differentiable
+                   else (ctx.i, ctx.f, ctx.g))
+        need_gates, _, need_peephole = ctx.needs_input_grad
         di = grad * g * i * (1 - i)
         df = grad * c_prev * f * (1 - f)
         dg = grad * i * (1 - g * g)
-        dgates = _join(xp, [di, df, dg, None], di) if ctx.parents[0] is not None else None
+        dgates = _join(ctx, [di, df, dg, None], di) if need_gates else None
         dc = grad * f
         dpeep = None
         if peephole is not None:
             wi, wf, _ = _blocks(peephole, 3)
             dc = dc + di * wi + df * wf
-            if ctx.parents[2] is not None:
-                shape = wi.shape
-                dpeep = _join(xp, [unbroadcast(di * c_prev, shape),
-                                   unbroadcast(df * c_prev, shape), None], wi)
+            if need_peephole:        # (…, 3H): the engine sums it over the batch
+                dpeep = _join(ctx, [di * c_prev, df * c_prev, None], di)
         return dgates, dc, dpeep
 
 
@@ -109,23 +108,23 @@ class LSTMCellOutput(Function):
 
     def forward(ctx, gates, c, peephole=None):
         o, tc = _lstm_output(NUMPY, gates, c, peephole)
-        ctx.cache = (o, tc)
-        ctx.save(gates, c, peephole)
+        ctx.save(gates, c, peephole, o=o, tanh_c=tc)
         return o * tc
 
     def backward(ctx, grad):
         gates, c, peephole = ctx.saved
         xp = ctx.xp
-        o, tc = ctx.cache if xp is NUMPY else _lstm_output(xp, gates, c, peephole)
+        o, tc = (_lstm_output(xp, gates, c, peephole) if ctx.differentiable
+                 else (ctx.o, ctx.tanh_c))
+        need_gates, _, need_peephole = ctx.needs_input_grad
         do = grad * tc * o * (1 - o)
-        dgates = _join(xp, [None, None, None, do], do) if ctx.parents[0] is not None else None
+        dgates = _join(ctx, [None, None, None, do], do) if need_gates else None
         dc = grad * o * (1 - tc * tc)
         dpeep = None
         if peephole is not None:
             dc = dc + do * _blocks(peephole, 3)[2]
-            if ctx.parents[2] is not None:
-                dpo = unbroadcast(do * c, (peephole.shape[-1] // 3,))
-                dpeep = _join(xp, [None, None, dpo], dpo)
+            if need_peephole:        # (…, 3H): the engine sums it over the batch
+                dpeep = _join(ctx, [None, None, do * c], do)
         return dgates, dc, dpeep
 
 
@@ -146,21 +145,19 @@ class RecurrentGates(Function):
         out = h @ (weight.T if weight_t is None else weight_t)
         if x is not None:
             out += x
-        ctx.x_shape = None if x is None else x.shape
         ctx.save(h, weight)
         return out
 
     def backward(ctx, grad):
         h, weight = ctx.saved
-        px, ph, pw = ctx.parents
-        dx = unbroadcast(grad, ctx.x_shape) if px is not None else None
-        dh = grad @ weight if ph is not None else None
+        _, need_h, need_w = ctx.needs_input_grad
+        dh = grad @ weight if need_h else None
         dw = None
-        if pw is not None:
+        if need_w:
             g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
             # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
-            dw = ProductGrad(g2, h2) if ctx.xp is NUMPY else _mT(ctx.xp, g2) @ h2
-        return dx, dh, dw
+            dw = _mT(ctx.xp, g2) @ h2 if ctx.differentiable else ProductGrad(g2, h2)
+        return grad, dh, dw
 
 
 def _gru_gates(xp, xg, hg):
@@ -186,21 +183,23 @@ class GRUCell(Function):
 
     def forward(ctx, xg, hg, h_prev):
         r, z, n, hn = _gru_gates(NUMPY, xg, hg)
-        ctx.cache = (r, z, n, hn)
-        ctx.save(xg, hg, h_prev)
+        ctx.save(xg, hg, h_prev, r=r, z=z, n=n)
         return n + z * (h_prev - n)
 
     def backward(ctx, grad):
         xg, hg, h_prev = ctx.saved
         xp = ctx.xp
-        r, z, n, hn = ctx.cache if xp is NUMPY else _gru_gates(xp, xg, hg)
+        if ctx.differentiable:
+            r, z, n, hn = _gru_gates(xp, xg, hg)
+        else:
+            r, z, n, hn = ctx.r, ctx.z, ctx.n, _blocks(hg, 3)[2]
         dn = grad * (1 - z) * (1 - n * n)
         dz = grad * (h_prev - n) * z * (1 - z)
         dr = dn * hn * r * (1 - r)
-        px, ph, p0 = ctx.parents
-        dxg = _join(xp, [dr, dz, dn], dn) if px is not None else None
-        dhg = _join(xp, [dr, dz, dn * r], dn) if ph is not None else None
-        dh = grad * z if p0 is not None else None
+        need_xg, need_hg, need_h = ctx.needs_input_grad
+        dxg = _join(ctx, [dr, dz, dn], dn) if need_xg else None
+        dhg = _join(ctx, [dr, dz, dn * r], dn) if need_hg else None
+        dh = grad * z if need_h else None
         return dxg, dhg, dh
 
 

@@ -3,7 +3,7 @@ moves the gradient back (reshape back, transpose back, slice out, sum the copies
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
-from ..function import Function, unbroadcast
+from ..function import Function
 from ..tensor import Tensor
 
 
@@ -30,14 +30,14 @@ class Transpose(Function):
 
 
 class BroadcastTo(Function):
-    """y = x broadcast to ``shape``;   dL/dx = dL/dy summed over the broadcast axes"""
+    """y = x broadcast to ``shape``;   dL/dx = dL/dy summed over the broadcast axes (by the
+    engine, which sums every gradient down to its input's shape)"""
 
     def forward(ctx, x, shape):
-        ctx.in_shape = x.shape
         return np.broadcast_to(x, shape)
 
     def backward(ctx, grad):
-        return unbroadcast(grad, ctx.in_shape)
+        return grad
 
 
 class Cat(Function):
