@@ -14,8 +14,10 @@ import numpy as np
 
 from .tensor import Tensor  # first: the operations import it  # isort: skip
 from . import functional
-from .creation import (arange, empty, eye, full, full_like, linspace, ones, ones_like, rand,
-                       randint, randn, randperm, tensor, zeros, zeros_like)
+from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                       normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                       randperm, tensor, zeros, zeros_like)
+from .device import device
 from .engine import backward, grad
 from .function import Function, unbroadcast
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
@@ -30,7 +32,9 @@ from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, 
                             norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
                         reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
-from .random import generator, manual_seed
+from .ops.composed import (bmm, cosh, meshgrid, narrow, repeat_interleave, sign, sinh, square,
+                           tril, triu)
+from .random import Generator, generator, manual_seed
 from .memory import keep_freed_memory
 
 float16, float32, float64 = np.float16, np.float32, np.float64

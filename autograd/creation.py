@@ -1,16 +1,22 @@
-"""Functions that create tensors: ``tensor``, ``zeros``, ``randn``, ... (PyTorch's names)."""
+"""Functions that create tensors: ``tensor``, ``zeros``, ``randn``, ... (PyTorch's names).
+
+Every one takes PyTorch's ``device=`` keyword: the CPU (``"cpu"``, ``ag.device("cpu")``, None)
+is accepted, a GPU is refused with one clear error (see ``autograd/device.py``).
+"""
 import numpy as np
 
 from .args import shape_arg
-from .random import generator
+from .device import check_device
+from .random import generator, numpy_generator
 from .tensor import DEFAULT_DTYPE, Tensor
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a copy of ``data`` (number, nested list, ndarray or Tensor).
 
     Python floats give float32, Python ints int64, bools bool; ndarrays keep their dtype.
     """
+    check_device(device, "tensor")
     if isinstance(data, Tensor):
         data = data._data
     if isinstance(data, np.ndarray):
@@ -18,90 +24,147 @@ def tensor(data, dtype=None, requires_grad=False):
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
+def from_numpy(array):
+    """A tensor sharing ``array``'s memory (writes to one show in the other), as PyTorch."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    return Tensor._make(array, None)
+
+
 def _float_dtype(dtype):
     return np.dtype(DEFAULT_DTYPE if dtype is None else dtype)
 
 
-def _new(array, requires_grad):
+def _new(array, requires_grad, device, op):
+    check_device(device, op)
     return Tensor(array, requires_grad=requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of shape ``size``."""
-    return _new(np.zeros(shape_arg(size, "zeros"), _float_dtype(dtype)), requires_grad)
+    return _new(np.zeros(shape_arg(size, "zeros"), _float_dtype(dtype)), requires_grad, device,
+                "zeros")
 
 
-def ones(*size, dtype=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of shape ``size``."""
-    return _new(np.ones(shape_arg(size, "ones"), _float_dtype(dtype)), requires_grad)
+    return _new(np.ones(shape_arg(size, "ones"), _float_dtype(dtype)), requires_grad, device,
+                "ones")
 
 
-def empty(*size, dtype=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of shape ``size`` (zeros here: NumPy's empty is not faster enough
     to justify garbage values)."""
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A tensor of shape ``size`` filled with ``fill_value``."""
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
         dtype = DEFAULT_DTYPE if dtype == np.float64 else dtype
-    return _new(np.full(shape_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad)
+    return _new(np.full(shape_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad,
+                device, "full")
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
-    return _new(np.zeros(x.shape, dtype or x.dtype), requires_grad)
+def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    return _new(np.zeros(x.shape, dtype or x.dtype), requires_grad, device, "zeros_like")
 
 
-def ones_like(x, dtype=None, requires_grad=False):
-    return _new(np.ones(x.shape, dtype or x.dtype), requires_grad)
+def ones_like(x, dtype=None, device=None, requires_grad=False):
+    return _new(np.ones(x.shape, dtype or x.dtype), requires_grad, device, "ones_like")
 
 
-def full_like(x, fill_value, dtype=None, requires_grad=False):
-    return _new(np.full(x.shape, fill_value, dtype or x.dtype), requires_grad)
+def empty_like(x, dtype=None, device=None, requires_grad=False):
+    return zeros_like(x, dtype, device, requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    return _new(np.full(x.shape, fill_value, dtype or x.dtype), requires_grad, device,
+                "full_like")
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    """Uniform [0, 1) numbers with the shape (and floating dtype) of ``x``."""
+    return rand(*x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    """Standard normal numbers with the shape (and floating dtype) of ``x``."""
+    return randn(*x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """The n x m identity matrix."""
-    return _new(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device, "eye")
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Evenly spaced values in [start, end): ints give int64, floats float32 (as PyTorch)."""
     if end is None:
         start, end = 0, start
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = np.int64 if np.issubdtype(values.dtype, np.integer) else DEFAULT_DTYPE
-    return _new(values.astype(dtype), requires_grad)
+    return _new(values.astype(dtype), requires_grad, device, "arange")
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    return _new(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad,
+                device, "linspace")
 
 
-def rand(*size, dtype=None, requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Uniform random numbers in [0, 1) from the global generator (see ``manual_seed``)."""
     shape = shape_arg(size, "rand")
-    return _new(generator().random(shape, dtype=_float_dtype(dtype)), requires_grad)
+    values = _rng(generator).random(shape, dtype=_float_dtype(dtype))
+    return _new(values, requires_grad, device, "rand")
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Standard normal random numbers from the global generator (see ``manual_seed``)."""
     shape = shape_arg(size, "randn")
-    return _new(generator().standard_normal(shape, dtype=_float_dtype(dtype)), requires_grad)
+    values = _rng(generator).standard_normal(shape, dtype=_float_dtype(dtype))
+    return _new(values, requires_grad, device, "randn")
 
 
-def randint(low, high=None, size=(), dtype=None):
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    """Samples of N(mean, std²), as ``torch.normal``: ``mean`` and ``std`` are numbers or
+    tensors (broadcast together, the result has their shape), or numbers with ``size``."""
+    means, stds = (m._data if isinstance(m, Tensor) else m for m in (mean, std))
+    if size is not None:
+        if isinstance(mean, Tensor) or isinstance(std, Tensor):
+            raise TypeError("normal: give either tensors for mean/std, or numbers and size")
+        shape = shape_arg((size,), "normal")
+    else:
+        shape = np.broadcast_shapes(np.shape(means), np.shape(stds))
+    if np.any(np.asarray(stds) < 0):
+        raise ValueError("normal: std must be >= 0")
+    if dtype is None:
+        given = [m.dtype for m in (mean, std) if isinstance(m, Tensor)]
+        dtype = np.result_type(*given) if given else DEFAULT_DTYPE
+    values = _rng(generator).normal(means, stds, shape).astype(dtype)
+    return _new(values, requires_grad, device, "normal")
+
+
+def randint(low, high=None, size=(), dtype=None, device=None, generator=None):
     """Random integers in [low, high) (or [0, low) when ``high`` is omitted), int64."""
     if high is None:
         low, high = 0, low
-    return _new(generator().integers(low, high, size=tuple(size),
-                                     dtype=np.dtype(dtype or np.int64)), False)
+    values = _rng(generator).integers(low, high, size=tuple(size),
+                                      dtype=np.dtype(dtype or np.int64))
+    return _new(values, False, device, "randint")
 
 
-def randperm(n):
+def randperm(n, dtype=None, device=None, generator=None):
     """A random permutation of 0..n-1 (int64)."""
-    return _new(generator().permutation(n).astype(np.int64), False)
+    values = _rng(generator).permutation(n).astype(dtype or np.int64)
+    return _new(values, False, device, "randperm")
+
+
+def _rng(gen):
+    """The NumPy generator to draw from: ``gen`` (an ``ag.Generator`` or a NumPy generator),
+    or the global one."""
+    return generator() if gen is None else numpy_generator(gen)

@@ -9,6 +9,7 @@ derivative side by side) live in ``autograd/ops``.
 """
 import numpy as np
 
+from .device import CPU, parse_to_args
 from .versions import record_write
 
 DEFAULT_DTYPE = np.float32
@@ -470,7 +471,7 @@ class Tensor:
         return 1 / self
 
     def sign(self):
-        return Tensor._make(np.sign(self._data), None)
+        return C.sign(self)
 
     def clamp(self, min=None, max=None):
         return E.clamp(self, min, max)
@@ -486,9 +487,25 @@ class Tensor:
     def masked_fill(self, mask, value):
         return I.masked_fill(self, mask, value)
 
-    def to(self, dtype):
-        """Cast to ``dtype`` (differentiable between floating dtypes)."""
-        return E.cast(self, dtype)
+    def to(self, *args, **kwargs):
+        """PyTorch's ``to``: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``,
+        ``to(other)``, ``to(device=..., dtype=..., copy=False)``. The device must be the CPU
+        (see ``ag.device``); the cast is differentiable between floating dtypes. Returns self
+        when nothing changes, as PyTorch, unless ``copy=True``."""
+        dtype, copy = parse_to_args(args, kwargs, "Tensor.to")
+        out = self if dtype is None else E.cast(self, dtype)
+        return out.clone() if copy and out is self else out
+
+    def cpu(self):
+        """This tensor (it is on the CPU already)."""
+        return self
+
+    @property
+    def device(self):
+        """Where the tensor lives: always ``device(type='cpu')``."""
+        return CPU
+
+    is_cuda = False
 
     def type(self, dtype):
         return E.cast(self, dtype)
@@ -649,6 +666,59 @@ class Tensor:
     def dot(self, other):
         return L.matmul(self, other)
 
+    def bmm(self, other):
+        return C.bmm(self, other)
+
+    # ------------------------------------------------ composed operations (ops/composed.py)
+    def sinh(self):
+        return C.sinh(self)
+
+    def cosh(self):
+        return C.cosh(self)
+
+    def tril(self, diagonal=0):
+        return C.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return C.triu(self, diagonal)
+
+    def narrow(self, dim, start, length):
+        return C.narrow(self, dim, start, length)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return C.repeat_interleave(self, repeats, dim)
+
+    # --------------------------------------------- new tensors like this one (PyTorch's new_*)
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A new leaf from ``data`` with this tensor's dtype unless ``dtype`` is given."""
+        from .creation import tensor
+        return tensor(data, dtype or self.dtype, device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from .creation import zeros
+        return zeros(*size, dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from .creation import ones
+        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        from .creation import full
+        return full(size, fill_value, dtype or self.dtype, device, requires_grad)
+
+    def is_floating_point(self):
+        return _is_float(self._data.dtype)
+
+    def __format__(self, spec):
+        """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""
+        if self._data.size == 1 and spec:
+            return format(self._data.item(), spec)
+        return format(str(self), spec)
+
 
 def raw_data(x):
     """The ndarray behind a Tensor, or ``x`` itself for constants."""
@@ -674,6 +744,7 @@ class _HookHandle:
 
 
 # The operations import Tensor, so they are imported after it is defined.
+from .ops import composed as C  # noqa: E402
 from .ops import elementwise as E  # noqa: E402
 from .ops import indexing as I  # noqa: E402
 from .ops import linalg as L  # noqa: E402

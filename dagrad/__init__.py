@@ -2,13 +2,14 @@
 modules and optimizers, and pictures of the compute graph with the gradient on every edge.
 
     from dagrad import autograd as ag, nn, optim, viz
+    from dagrad import torch      # PyTorch's namespace over the above, for CPU PyTorch code
 
 The subpackages are imported on first use, so ``import dagrad`` costs only this file.
 """
 import importlib
 
 __version__ = "0.1.0"
-__all__ = ["autograd", "nn", "optim", "viz"]
+__all__ = ["autograd", "nn", "optim", "viz", "torch", "d2l"]
 
 
 def __getattr__(name):

@@ -21,7 +21,7 @@ from . import data, datasets, functional, init, training, utils
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, PReLU, ReLU, Sigmoid, SiLU,
                          Softmax, Softplus, Tanh)
 from .containers import ModuleDict, ModuleList, Sequential
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .embedding import Embedding
 from .linear import Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,

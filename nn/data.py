@@ -13,6 +13,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd import generator as global_generator
+from dagrad.autograd.random import numpy_generator
 
 
 class Dataset:
@@ -101,7 +102,7 @@ def random_split(dataset, lengths, seed=None, generator=None):
 
 def _rng(seed, gen):
     if gen is not None:
-        return gen
+        return numpy_generator(gen)
     return np.random.default_rng(seed) if seed is not None else global_generator()
 
 
@@ -140,20 +141,31 @@ class DataLoader:
         collate_fn: turns a list of samples into a batch (default: ``default_collate``).
         seed: seed of the loader's own generator, so the sequence of epochs is reproducible;
             without it the shuffles come from autograd's global generator (``ag.manual_seed``).
-        generator: a ``numpy.random.Generator`` to use instead of ``seed``.
+        generator: a ``numpy.random.Generator`` or ``ag.Generator`` (``torch.Generator``) to
+            use instead of ``seed``.
+        num_workers, pin_memory, persistent_workers, timeout, worker_init_fn,
+            prefetch_factor: accepted so PyTorch code runs unchanged; batches are always built
+            in the calling process (NumPy fancy indexing makes one batch per call, so worker
+            processes would only add copying), and there is no GPU memory to pin for.
 
     ``len(loader)`` is the number of batches per epoch.
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 seed=None, generator=None):
+                 seed=None, generator=None, *, num_workers=0, pin_memory=False,
+                 persistent_workers=False, timeout=0, worker_init_fn=None,
+                 prefetch_factor=None):
+        if not isinstance(num_workers, numbers.Integral) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers must be a non-negative integer, got "
+                             f"{num_workers!r}")
         if not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"DataLoader: batch_size must be a positive integer, got "
                              f"{batch_size!r}")
         self.dataset, self.batch_size = dataset, int(batch_size)
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn
-        self.generator = generator if generator is not None else (
+        self.num_workers = int(num_workers)
+        self.generator = numpy_generator(generator) if generator is not None else (
             np.random.default_rng(seed) if seed is not None else None)
 
     def __len__(self):

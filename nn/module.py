@@ -32,6 +32,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from dagrad.autograd import Tensor, no_grad
+from dagrad.autograd.device import parse_to_args
 from dagrad.autograd.grad_mode import STATE
 
 from .parameter import Parameter
@@ -377,16 +378,11 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Cast floating-point parameters and buffers to a dtype (``to(ag.float64)``,
-        ``to(dtype=...)``); device arguments such as ``"cpu"`` are accepted and ignored.
-        Integer buffers (e.g. ``num_batches_tracked``) keep their dtype. Returns self."""
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
-        for arg in args:
-            if isinstance(arg, str) and arg.split(":")[0] == "cpu":
-                continue
-            dtype = arg
+        ``to(dtype=...)``, ``to(device, dtype)``), as PyTorch's ``Module.to``. The device must be
+        the CPU (``"cpu"``, ``ag.device("cpu")``); a GPU raises a RuntimeError saying dagrad
+        runs on the CPU. Integer buffers (e.g. ``num_batches_tracked``) keep their dtype.
+        Returns self."""
+        dtype, _ = parse_to_args(args, kwargs, "Module.to")
         if dtype is None:
             return self
         dtype = np.dtype(dtype)
@@ -400,6 +396,10 @@ class Module:
                     t._version += 1
                     if t.grad is not None:
                         t.grad._data = t.grad._data.astype(dtype)
+        return self
+
+    def cpu(self):
+        """This module (its parameters are on the CPU already)."""
         return self
 
     def float(self):

@@ -20,6 +20,9 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 
+from .module import Module
+from .module_tree import module_to_tree, tree_to_module
+
 FORMAT = "dagrad.state"
 VERSION = 1
 MANIFEST = "__dagrad__"
@@ -33,8 +36,8 @@ def save(obj, path):
     """Save ``obj`` to ``path`` (an ``.npz`` file, written atomically).
 
     ``obj`` is a state dict (name -> Tensor or ndarray) or any nesting of dicts (str or int
-    keys), lists and tuples whose leaves are Tensors, ndarrays, numbers, strings, booleans or
-    None. Object arrays are refused (they would need pickle to load).
+    keys), lists and tuples whose leaves are Tensors, ndarrays, numbers, strings, booleans,
+    None or whole modules of dagrad's own classes (see ``module_tree``). Object arrays are refused (they would need pickle to load).
     """
     arrays = OrderedDict()
     tree = _encode(obj, arrays, "")
@@ -87,6 +90,8 @@ def _encode(obj, arrays, path):
         return {kind: name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
+    if isinstance(obj, Module):
+        return {"module": _encode(module_to_tree(obj, path or "<root>"), arrays, path)}
     if isinstance(obj, dict):
         items = []
         for key, value in obj.items():
@@ -166,6 +171,8 @@ def _decode(node, npz):
         return npz[node["array"]]
     if "value" in node:
         return node["value"]
+    if "module" in node:
+        return tree_to_module(_decode(node["module"], npz))
     if "dict" in node:
         return OrderedDict((key, _decode(value, npz)) for key, value in node["dict"])
     if "list" in node:

@@ -238,12 +238,20 @@ def _extreme(op, x, dim, keepdim, axis, lowest):
 
 
 def max(x, dim=None, keepdim=False, *, axis=None):
-    """The largest element; with ``dim``, ``(values, indices)`` along it, as PyTorch."""
+    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor in
+    place of ``dim``, the elementwise maximum of the two (``torch.max(a, b)``), as PyTorch."""
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+        return maximum(x, dim)
     return _extreme("max", x, dim, keepdim, axis, lowest=False)
 
 
 def min(x, dim=None, keepdim=False, *, axis=None):
-    """The smallest element; with ``dim``, ``(values, indices)`` along it, as PyTorch."""
+    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor in
+    place of ``dim``, the elementwise minimum of the two (``torch.min(a, b)``)."""
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+        return minimum(x, dim)
     return _extreme("min", x, dim, keepdim, axis, lowest=True)
 
 

@@ -7,7 +7,7 @@ from dagrad.autograd import pad
 
 from .activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, prelu, relu, sigmoid,
                          silu, softmax, softplus, tanh)
-from .dropout import dropout
+from .dropout import dropout, dropout1d, dropout2d
 from .linear import embedding, linear, one_hot
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
                    gaussian_nll_loss, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,

@@ -25,3 +25,36 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return x * np.zeros(x.shape, dtype=x.dtype)
     keep = generator().random(x.shape, dtype=np.float32) >= p
     return x * np.multiply(keep, 1.0 / (1.0 - p), dtype=x.dtype)
+
+
+def _channel_dropout(input, p, training, spatial, name):
+    """Dropout of whole channels: input (N, C, *S) or (C, *S) with ``spatial`` = len(S); one
+    Bernoulli(1 - p) draw per (sample, channel) zeroes or keeps the whole feature map:
+
+        y[n, c] = x[n, c] · m[n, c] / (1 - p),   m[n, c] ~ Bernoulli(1 - p)
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name}: probability p must be in [0, 1], got {p}")
+    x = as_tensor(input)
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D "
+                         f"(N, C, ...) input, got shape {x.shape}")
+    if not training or p == 0.0:
+        return x
+    mask_shape = x.shape[:x.ndim - spatial] + (1,) * spatial
+    keep = generator().random(mask_shape, dtype=np.float32) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return x * np.multiply(keep, scale, dtype=x.dtype)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, L) or (C, L) inputs: each channel is zeroed entirely with
+    probability p, the others scaled by 1/(1 - p) (neighbouring positions are correlated, so
+    dropping single elements would regularise little)."""
+    return _channel_dropout(input, p, training, 1, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, H, W) or (C, H, W) inputs: each feature map is zeroed
+    entirely with probability p, the others scaled by 1/(1 - p)."""
+    return _channel_dropout(input, p, training, 2, "dropout2d")

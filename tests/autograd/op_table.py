@@ -173,6 +173,33 @@ OPS = [
            [((5, 3), (4, 3))], torch_fn=lambda t, x, w: t.nn.functional.linear(x, w)),
 ]
 
+# ---- composed from the rows above (autograd/ops/composed.py), with torch's names
+OPS += [
+    unary("sinh", lambda m, a: m.sinh(a)),
+    unary("cosh", lambda m, a: m.cosh(a)),
+    unary("square", lambda m, a: m.square(a)),
+    unary("sign", lambda m, a: m.sign(a) * a + a.sign(), shapes=[(3, 4), (), (1,)]),
+    unary("tril", lambda m, a: m.tril(a), shapes=[(3, 4), (2, 3, 3), (1, 2)]),
+    unary("triu_diagonal", lambda m, a: a.triu(diagonal=1), shapes=[(3, 4), (2, 4, 3)]),
+    unary("tril_negative_diagonal", lambda m, a: m.tril(a, -1), shapes=[(4, 3)]),
+    unary("narrow", lambda m, a: a.narrow(1, 1, 2), shapes=[(3, 4), (2, 3, 1)]),
+    unary("narrow_negative_start", lambda m, a: m.narrow(a, 0, -2, 2), shapes=[(3, 4), (2,)]),
+    unary("repeat_interleave", lambda m, a: a.repeat_interleave(2, dim=0),
+          shapes=[(3, 4), (2,), (1, 3)]),
+    unary("repeat_interleave_counts",
+          lambda m, a: m.repeat_interleave(a, idx(m, [1, 0, 3]), dim=1),
+          shapes=[(2, 3), (1, 3, 2)]),
+    unary("repeat_interleave_flat", lambda m, a: a.repeat_interleave(3), shapes=[(2, 2), ()]),
+    binary("bmm", lambda m, a, b: m.bmm(a, b),
+           shapes=[((2, 3, 4), (2, 4, 5)), ((1, 1, 2), (1, 2, 1))]),
+    binary("max_binary", lambda m, a, b: m.max(a, b), shapes=BINARY[:3]),
+    binary("min_binary", lambda m, a, b: m.min(a, b), shapes=BINARY[:3]),
+    binary("meshgrid", lambda m, a, b: m.meshgrid(a, b, indexing="ij")[0]
+           * m.meshgrid(a, b, indexing="ij")[1], shapes=[((3,), (4,)), ((1,), (2,))]),
+    binary("meshgrid_xy", lambda m, a, b: m.stack(m.meshgrid(a, b, indexing="xy")),
+           shapes=[((3,), (4,)), ((2,), ())]),
+]
+
 # ---- convolution, pooling, resampling (autograd.ops.conv / .pool, spelled as torch's F)
 from types import SimpleNamespace  # noqa: E402
 

@@ -1,0 +1,122 @@
+"""Operations composed from the primitive ones; each gradient follows from its parts.
+
+PyTorch has these under its own names (``torch.sinh``, ``torch.tril``, ``torch.bmm``, ...);
+none needs a fused kernel, so each is a short composition and its derivative is the chain rule
+over ``exp``, ``where``, ``getitem`` and ``matmul``.
+"""
+import numpy as np
+
+from ..args import normalize_dim
+from ..tensor import Tensor
+from . import elementwise as E
+from . import indexing as I
+from . import linalg as L
+from . import shape as S
+
+
+def sinh(x):
+    """sinh x = (eˣ - e⁻ˣ) / 2;   d/dx = cosh x"""
+    return (E.exp(x) - E.exp(-x)) * 0.5
+
+
+def cosh(x):
+    """cosh x = (eˣ + e⁻ˣ) / 2;   d/dx = sinh x"""
+    return (E.exp(x) + E.exp(-x)) * 0.5
+
+
+def square(x):
+    """x²;   d/dx = 2x"""
+    return x * x
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of each element. Its derivative is 0 everywhere; as in PyTorch
+    the result stays in the graph when ``x`` requires grad (``where`` with a mask that never
+    picks ``x`` gives exactly that zero gradient)."""
+    signs = np.sign(x._data)
+    return E.where(np.zeros(x.shape, dtype=bool), x, signs) if x.requires_grad else \
+        Tensor._make(signs, None)
+
+
+def _triangle(x, diagonal, upper, op):
+    if x.ndim < 2:
+        raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {x.shape}")
+    rows, cols = x.shape[-2:]
+    keep = (np.triu if upper else np.tril)(np.ones((rows, cols), dtype=bool), diagonal)
+    return E.where(keep, x, 0.0)
+
+
+def tril(x, diagonal=0):
+    """The lower triangle of the last two dimensions (j <= i + diagonal), zeros above;
+    the gradient passes through the kept entries only."""
+    return _triangle(x, diagonal, False, "tril")
+
+
+def triu(x, diagonal=0):
+    """The upper triangle of the last two dimensions (j >= i + diagonal), zeros below."""
+    return _triangle(x, diagonal, True, "triu")
+
+
+def narrow(x, dim, start, length):
+    """The slice ``start:start + length`` along ``dim`` (a view in PyTorch, a copy here)."""
+    d = normalize_dim(dim, x.ndim, "narrow")
+    size = x.shape[d]
+    start = int(start) + (size if int(start) < 0 else 0)
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
+                         f"({size}) of dim {dim} of a tensor of shape {x.shape}")
+    return I.getitem(x, (slice(None),) * d + (slice(start, start + length),))
+
+
+def repeat_interleave(x, repeats, dim=None, *, output_size=None):
+    """Each element repeated ``repeats`` times (an int, or one count per element of ``dim``)
+    along ``dim``; without ``dim`` the input is flattened first.
+    ``repeat_interleave([1, 2], 2) = [1, 1, 2, 2]``. Gradient: the sum over the copies."""
+    if not isinstance(x, Tensor):
+        return Tensor(np.repeat(np.arange(len(x)), np.asarray(x)))  # torch.repeat_interleave(r)
+    if dim is None:
+        x, dim = S.reshape(x, -1), 0
+    d = normalize_dim(dim, x.ndim, "repeat_interleave")
+    counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+    if counts.ndim and counts.shape[0] != x.shape[d]:
+        raise ValueError(f"repeat_interleave: repeats has {counts.shape[0]} counts but "
+                         f"dimension {d} of shape {x.shape} has {x.shape[d]} elements")
+    if (counts < 0).any():
+        raise ValueError("repeat_interleave: repeats must be non-negative")
+    index = np.repeat(np.arange(x.shape[d]), counts)
+    return I.getitem(x, (slice(None),) * d + (index,))
+
+
+def bmm(a, b):
+    """Batched matrix product: a (B, n, m) @ b (B, m, p) -> (B, n, p), no broadcasting."""
+    if a.ndim != 3 or b.ndim != 3:
+        raise ValueError(f"bmm: both operands must be 3-D (batch, rows, cols), got shapes "
+                         f"{a.shape} and {b.shape}; use matmul for other shapes")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"bmm: batch sizes differ: {a.shape} and {b.shape}")
+    return L.matmul(a, b)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids from 1-D tensors: with N inputs of lengths n₁..n_N, N tensors of shape
+    (n₁, ..., n_N) (``indexing="ij"``, PyTorch's default) or with the first two lengths swapped
+    (``"xy"``, NumPy's default). Gradient: each grid sums back onto its vector."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for t in tensors:
+        if t.ndim > 1:
+            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {t.shape}")
+    vectors = [S.reshape(t, -1) for t in tensors]
+    order = list(range(len(vectors)))
+    if indexing == "xy" and len(vectors) >= 2:
+        order[0], order[1] = 1, 0
+    shape = tuple(vectors[i].shape[0] for i in order)
+    grids = []
+    for k, v in enumerate(vectors):
+        axis = order.index(k)
+        view = [1] * len(shape)
+        view[axis] = shape[axis]
+        grids.append(S.broadcast_to(S.reshape(v, *view), shape))
+    return tuple(grids)

@@ -1,0 +1,75 @@
+"""``dagrad.torch``: PyTorch's ``torch`` namespace over dagrad, for CPU PyTorch code.
+
+Changing ``import torch`` to ``from dagrad import torch`` (and ``import torch.nn as nn`` to
+``from dagrad.torch import nn``) is the only edit such a program needs::
+
+    from dagrad import torch
+    from dagrad.torch import nn
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"       # "cpu"
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).to(device)
+    x = torch.randn(16, 4, device=device)
+    loss = ((model(x) - 1) ** 2).mean()
+    loss.backward()
+    torch.save(model.state_dict(), "model.pt")
+
+Everything here is an alias of the implementation in ``dagrad.autograd``, ``dagrad.nn``,
+``dagrad.optim``: the facade adds names, never behaviour. A PyTorch name dagrad does not have
+(CUDA, ``torch.compile``, ...) raises ``NotInDagradError`` naming it.
+"""
+import numpy as _np
+
+from dagrad.autograd import *  # noqa: F401,F403  (tensor functions, grad mode, random)
+from dagrad.autograd import (Generator, Tensor, device, enable_grad, is_grad_enabled,  # noqa
+                             no_grad, set_grad_enabled)
+from dagrad.autograd import manual_seed as _manual_seed
+from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
+
+from . import accelerator, autograd, backends, cuda, nn, onnx, optim, utils  # noqa: F401
+from ._missing import NotInDagradError, forward_to
+from .serialization import load, save  # noqa: F401
+
+# dtypes: NumPy dtype objects, so ``x.dtype == torch.float32`` and ``x.dtype is torch.float32``
+float16 = half = _np.dtype(_np.float16)
+float32 = float = _np.dtype(_np.float32)
+float64 = double = _np.dtype(_np.float64)
+int8, int16 = _np.dtype(_np.int8), _np.dtype(_np.int16)
+int32 = int = _np.dtype(_np.int32)
+int64 = long = _np.dtype(_np.int64)
+uint8 = _np.dtype(_np.uint8)
+bool = _np.dtype(_np.bool_)
+dtype = _np.dtype
+Size = tuple
+
+inference_mode = no_grad
+mm = matmul  # noqa: F405
+clip = clamp  # noqa: F405
+
+
+def manual_seed(seed):
+    """Seed dagrad's global generator (``rand``, ``randn``, dropout, init, shuffling)."""
+    _manual_seed(seed)
+    return Generator().manual_seed(seed)
+
+
+def get_default_dtype():
+    return float32
+
+
+def numel(x):
+    return x.numel()
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return a.allclose(b, rtol=rtol, atol=atol) if not equal_nan else bool(
+        _np.allclose(a.numpy(), _np.asarray(b), rtol=rtol, atol=atol, equal_nan=True))
+
+
+def equal(a, b):
+    """True when both tensors have the same shape and elements."""
+    return a.shape == b.shape and bool((a.numpy() == b.numpy()).all())
+
+
+__getattr__ = forward_to("torch", hints={
+    "compile": "dagrad runs eagerly; call the model directly",
+    "jit": "dagrad runs eagerly; call the model directly"})
