@@ -1,9 +1,12 @@
-"""Walks the table of operations: float64 gradcheck, and parity with PyTorch."""
+"""Walks the table of operations: float64 gradcheck of the first and second order, the two
+backward paths against each other, the engine against the reference engine, and parity with
+PyTorch."""
 import numpy as np
 import pytest
 
 from dagrad import autograd as ag
 from tests.autograd.op_table import OPS
+from tests.autograd.reference_engine import reference_grad
 from tests.helpers import leaves, random_inputs, torch_or_skip, torch_parity
 
 CASES = [pytest.param(op, shapes, id=f"{op.name}-{'x'.join(map(str, shapes))}")
@@ -14,6 +17,46 @@ CASES = [pytest.param(op, shapes, id=f"{op.name}-{'x'.join(map(str, shapes))}")
 def test_gradcheck(op, shapes):
     xs = leaves(random_inputs(shapes, op.domain))
     assert ag.gradcheck(lambda *t: op.fn(ag, *t), xs)
+
+
+def _output_weights(op, xs):
+    """Fixed random weights v of the output's shape: the vector of the vector-Jacobian product."""
+    out = op.fn(ag, *xs)
+    return np.random.default_rng(1).standard_normal(out.shape)
+
+
+@pytest.mark.parametrize("op,shapes", CASES)
+def test_gradgradcheck(op, shapes):
+    """Second order: vᵀJ computed with create_graph=True, as a function of the inputs and of v,
+    gradchecked (PyTorch's gradgradcheck)."""
+    xs = leaves(random_inputs(shapes, op.domain))
+    v = ag.tensor(_output_weights(op, xs), requires_grad=True)
+
+    def vector_jacobian_product(*args):
+        *ts, w = args
+        grads = ag.grad(op.fn(ag, *ts), ts, grad_outputs=w, create_graph=True,
+                        allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    assert ag.gradcheck(vector_jacobian_product, (*xs, v))
+
+
+@pytest.mark.parametrize("op,shapes", CASES)
+def test_backward_paths_and_reference_engine_agree(op, shapes):
+    """The fast path (ndarrays), the differentiable path (create_graph=True) and the
+    reference engine give the same first-order gradients."""
+    xs = leaves(random_inputs(shapes, op.domain))
+    v = _output_weights(op, xs)
+    fast = ag.grad(op.fn(ag, *xs), xs, grad_outputs=v, allow_unused=True)
+    graph = ag.grad(op.fn(ag, *xs), xs, grad_outputs=v, create_graph=True, allow_unused=True)
+    reference = reference_grad(op.fn(ag, *xs), xs, v)
+    for k, (a, b, r) in enumerate(zip(fast, graph, reference)):
+        assert (a is None) == (b is None) == (r is None), f"input {k}"
+        if a is not None:
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"input {k}: differentiable vs fast path")
+            np.testing.assert_allclose(r, a.numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"input {k}: reference engine vs engine")
 
 
 @pytest.mark.parametrize("op,shapes", CASES)
