@@ -46,3 +46,5 @@ from .hierarchical_softmax import HierarchicalSoftmax  # noqa: E402
 from .tsne import TSNE  # noqa: E402
 
 from . import models  # noqa: E402  (last: models are built from the layers above)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d,  # noqa: E402
+                   LazyConvTranspose2d, LazyLinear, UninitializedParameter)
