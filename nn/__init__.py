@@ -30,6 +30,7 @@ from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter
 from .serialization import SerializationError, load, save
+from .safetensors import load_safetensors, safetensors_metadata, save_safetensors
 from .conv import Conv1d, Conv2d, ConvTranspose2d, DepthwiseSeparableConv2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample  # noqa: E402
 from .rnn import GRU, LSTM, MGU, RNN, GRUCell, LSTMCell, MGUCell, RNNCell  # noqa: E402

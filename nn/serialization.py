@@ -43,14 +43,26 @@ def save(obj, path):
     tree = _encode(obj, arrays, "")
     manifest = json.dumps({"format": FORMAT, "version": VERSION, "tree": tree})
     arrays[MANIFEST] = np.array(manifest)
+    atomic_write(path, lambda f: _write_npz(f, arrays))
+
+
+def atomic_write(path, write):
+    """Call ``write(f)`` on a temporary file next to ``path`` and rename it over ``path``.
+
+    The temporary file is named after the target (``.model.npz.XXXX.tmp``, in the same
+    directory, so the rename stays on one file system) and flushed to disk before the rename;
+    an interrupted or failed write removes it and leaves any previous file intact. An existing
+    target keeps its permissions.
+    """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".npz")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
+                               suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             os.chmod(tmp, mode)
-            _write_npz(f, arrays)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

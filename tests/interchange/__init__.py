@@ -1,0 +1,1 @@
+"""Models leaving dagrad: safetensors weights for PyTorch, ONNX graphs for ONNX Runtime."""
