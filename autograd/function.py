@@ -58,6 +58,7 @@ class Function:
     hooks = None       # hooks registered on the output tensor (it is not a leaf)
     retained = None    # weakref to the output tensor when retain_grad() was called on it
     value = None       # the output array, kept only inside grad_mode.record_values() (for viz)
+    attrs = None       # forward's keyword attributes, kept only inside record_values() (export)
 
     saved_names = ()   # names of the constants saved with ctx.save(name=array)
     saves_output = False  # True when the last saved value is the forward's own output
@@ -146,6 +147,7 @@ class Function:
                 if state.values:
                     ctx.value = out
                     ctx.inputs = inputs
+                    ctx.attrs = attrs
                 return Tensor._make(out, ctx)
         return Tensor._make(out, None)
 
