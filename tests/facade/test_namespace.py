@@ -66,14 +66,6 @@ def test_a_missing_name_says_dagrad_does_not_have_it(name):
     assert isinstance(NotInDagradError("x"), NotImplementedError)
 
 
-def test_onnx_export_names_what_to_do_when_not_available(tmp_path):
-    import importlib.util
-    if importlib.util.find_spec("dagrad.onnx") is not None:
-        pytest.skip("dagrad.onnx exists: torch.onnx.export is its alias")
-    with pytest.raises(NotImplementedError, match="ONNX export is not available yet"):
-        torch.onnx.export(nn.Linear(2, 1), torch.zeros(1, 2), str(tmp_path / "m.onnx"))
-
-
 def test_submodules_import_as_in_pytorch():
     import dagrad.torch.nn.functional as F
     import dagrad.torch.nn.init as init
