@@ -86,7 +86,7 @@ def export(model_or_fn, example_inputs, path, input_names=None, output_names=Non
         source = b.value(out)
         b.taken.add(name)
         b.nodes.append(onnx.helper.make_node("Identity", [source], [name], name=name))
-        graph_outputs.append(_value_info(onnx, b, name, out, dynamic_axes))
+        graph_outputs.append(_value_info(onnx, b, name, out, dynamic_axes, output=True))
     for node in b.nodes:
         used.update(node.input)
     initializers = [onnx.numpy_helper.from_array(np.ascontiguousarray(t._data), name)
@@ -191,9 +191,12 @@ def _emit(b, node):
     b.node = None
 
 
-def _value_info(onnx, b, name, tensor, dynamic_axes):
-    """The declared type and shape of a graph input or output; dynamic axes get a symbol."""
-    shape = list(tensor.shape)
+def _value_info(onnx, b, name, tensor, dynamic_axes, output=False):
+    """The declared type and shape of a graph input or output; dynamic axes get a symbol. An
+    output dimension the user did not name but whose size is that of a dynamic input axis is
+    declared unknown (it may follow that axis, as an RNN's final state follows the batch)."""
+    dynamic_sizes = {size for size, _, _ in b.dynamic} if output else set()
+    shape = [None if n in dynamic_sizes else n for n in tensor.shape]
     axes = _axes((dynamic_axes or {}).get(name, {}), name)
     for axis, symbol in axes.items():
         shape[axis] = symbol

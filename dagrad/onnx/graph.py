@@ -57,7 +57,10 @@ class GraphBuilder:
                 dtype = self.node.value.dtype       # a number takes its operation's dtype
             data = data if dtype is None else data.astype(dtype)
             filled = self._filled(data)
-            return filled if filled is not None else self.const(data)
+            name = filled if filled is not None else self.const(data)
+            if isinstance(x, (Tensor, np.ndarray)):       # later uses read the same constant
+                self.bind(x, name, data.dtype)
+            return name
         return self.cast(name, dtype)
 
     def cast(self, name, dtype):

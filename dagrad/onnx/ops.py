@@ -284,7 +284,7 @@ def _tile(b, node):
 def _getitem(b, node):
     """y = x[index]: Slice for slices, Gather for ints and one integer array (an embedding
     lookup), Unsqueeze for None. Boolean masks and several index arrays have no mapping."""
-    x, = (b.value(node.inputs[0]),)
+    x = b.value(node.inputs[0])
     shape = _shape(node.inputs[0])
     index = node.attrs["index"]
     items = list(index) if isinstance(index, tuple) else [index]

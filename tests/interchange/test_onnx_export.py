@@ -102,6 +102,20 @@ def test_a_dynamic_batch_runs_other_batch_sizes(tmp_path, name):
         np.testing.assert_allclose(y, _reference(model, x), rtol=0, atol=1e-5)
 
 
+def test_outputs_that_follow_the_batch_are_declared_unknown(tmp_path):
+    model, make = MODELS["lstm_lm"]
+    exported = donnx.export(_eval(model), make(3), tmp_path / "lm.onnx", input_names=["x"],
+                            output_names=["logits"], dynamic_axes={"x": [0], "logits": [0]})
+    h = exported.graph.output[1].type.tensor_type.shape.dim      # final h: (layers, N, H)
+    assert (h[0].dim_value, h[1].HasField("dim_value"), h[2].dim_value) == (1, False, 16)
+    logits, h, c = _run(tmp_path / "lm.onnx", x=make(5).numpy())
+    with ag.no_grad():
+        expected_logits, (expected_h, expected_c) = model(make(5))
+    assert h.shape == c.shape == (1, 5, 16)
+    np.testing.assert_allclose(h, expected_h.numpy(), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(c, expected_c.numpy(), rtol=0, atol=1e-5)
+
+
 def test_parameters_are_initializers_named_as_in_the_state_dict(tmp_path):
     model, make = MODELS["gpt"]
     model.train()
