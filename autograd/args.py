@@ -1,18 +1,59 @@
 """Argument normalisation shared by every operation that takes dimensions.
 
 PyTorch spells them ``dim``/``keepdim``; NumPy ``axis``/``keepdims``. dagrad accepts both and
-turns them into non-negative axis tuples here, once, with one error message.
+turns them into non-negative axes here, once, with one error message: the ``reduction``
+decorator does it for every reduction.
 """
+import functools
+import inspect
 import operator
 
 
-def pick(dim, axis, op):
-    """Return whichever of ``dim`` and ``axis`` (its NumPy alias) was given."""
-    if axis is not None:
-        if dim is not None:
-            raise TypeError(f"{op}: give `dim` or its alias `axis`, not both")
-        return axis
-    return dim
+def reduction(dims="many", name=None):
+    """Decorator of a reduction ``f(x, ..., dim=..., keepdim=..., ...)``.
+
+    The decorated function also takes NumPy's spellings ``axis`` and ``keepdims`` (keywords),
+    rejects a name given in both spellings, and receives ``dim`` normalised against ``x.ndim``:
+    ``dims="many"``: None (every dimension) or a tuple of non-negative axes (from an int or a
+    sequence); ``dims="one"``: None or one non-negative int. Errors name the operation
+    (``name``, by default the function's name).
+    """
+    def decorate(fn):
+        op = name or fn.__name__
+        params = inspect.signature(fn).parameters
+        names = list(params)
+        at_dim = names.index("dim")
+        at_keep = names.index("keepdim") if "keepdim" in params else None
+        default_dim = params["dim"].default
+        normalize = normalize_dims if dims == "many" else _normalize_one
+
+        @functools.wraps(fn)
+        def wrapper(*args, axis=None, keepdims=None, **kwargs):
+            positional = len(args) > at_dim
+            if axis is not None:
+                if positional or "dim" in kwargs:
+                    raise TypeError(f"{op}: give `dim` or its alias `axis`, not both")
+                dim = axis
+            else:
+                dim = args[at_dim] if positional else kwargs.get("dim", default_dim)
+            if keepdims is not None:
+                if at_keep is None:
+                    raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
+                if len(args) > at_keep or "keepdim" in kwargs:
+                    raise TypeError(f"{op}: give `keepdim` or its alias `keepdims`, not both")
+                kwargs["keepdim"] = keepdims
+            dim = normalize(dim, args[0].ndim, op)
+            if positional:
+                args = args[:at_dim] + (dim,) + args[at_dim + 1:]
+            else:
+                kwargs["dim"] = dim
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def _normalize_one(dim, ndim, op):
+    return None if dim is None else normalize_dim(dim, ndim, op)
 
 
 def normalize_dim(dim, ndim, op):

@@ -530,50 +530,52 @@ class Tensor:
         return E.Clone.apply(self)
 
     # ----------------------------------------------------------------------- reductions
-    def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        return R.sum(self, dim, keepdim, axis=axis, keepdims=keepdims)
+    # Reductions forward to the functions of autograd/ops/reduction.py, the tensor first: each
+    # signature (dim/keepdim, the axis/keepdims aliases) and docstring is written there, once.
+    def sum(self, *args, **kwargs):
+        return R.sum(self, *args, **kwargs)
 
-    def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        return R.mean(self, dim, keepdim, axis=axis, keepdims=keepdims)
+    def mean(self, *args, **kwargs):
+        return R.mean(self, *args, **kwargs)
 
-    def var(self, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
-        return R.var(self, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis)
+    def var(self, *args, **kwargs):
+        return R.var(self, *args, **kwargs)
 
-    def std(self, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
-        return R.std(self, dim, keepdim, correction=correction, unbiased=unbiased, axis=axis)
+    def std(self, *args, **kwargs):
+        return R.std(self, *args, **kwargs)
 
-    def prod(self, dim=None, keepdim=False, *, axis=None):
-        return R.prod(self, dim, keepdim, axis=axis)
+    def prod(self, *args, **kwargs):
+        return R.prod(self, *args, **kwargs)
 
-    def max(self, dim=None, keepdim=False, *, axis=None):
-        return R.max(self, dim, keepdim, axis=axis)
+    def max(self, *args, **kwargs):
+        return R.max(self, *args, **kwargs)
 
-    def min(self, dim=None, keepdim=False, *, axis=None):
-        return R.min(self, dim, keepdim, axis=axis)
+    def min(self, *args, **kwargs):
+        return R.min(self, *args, **kwargs)
 
-    def amax(self, dim=None, keepdim=False):
-        return R.amax(self, dim, keepdim)
+    def amax(self, *args, **kwargs):
+        return R.amax(self, *args, **kwargs)
 
-    def amin(self, dim=None, keepdim=False):
-        return R.amin(self, dim, keepdim)
+    def amin(self, *args, **kwargs):
+        return R.amin(self, *args, **kwargs)
 
-    def argmax(self, dim=None, keepdim=False, *, axis=None):
-        return R.argmax(self, dim, keepdim, axis=axis)
+    def argmax(self, *args, **kwargs):
+        return R.argmax(self, *args, **kwargs)
 
-    def argmin(self, dim=None, keepdim=False, *, axis=None):
-        return R.argmin(self, dim, keepdim, axis=axis)
+    def argmin(self, *args, **kwargs):
+        return R.argmin(self, *args, **kwargs)
 
-    def logsumexp(self, dim=None, keepdim=False, *, axis=None):
-        return R.logsumexp(self, dim, keepdim, axis=axis)
+    def logsumexp(self, *args, **kwargs):
+        return R.logsumexp(self, *args, **kwargs)
 
-    def softmax(self, dim=-1, *, axis=None):
-        return R.softmax(self, dim, axis=axis)
+    def softmax(self, *args, **kwargs):
+        return R.softmax(self, *args, **kwargs)
 
-    def log_softmax(self, dim=-1, *, axis=None):
-        return R.log_softmax(self, dim, axis=axis)
+    def log_softmax(self, *args, **kwargs):
+        return R.log_softmax(self, *args, **kwargs)
 
-    def norm(self, p=2, dim=None, keepdim=False):
-        return R.norm(self, p, dim, keepdim)
+    def norm(self, *args, **kwargs):
+        return R.norm(self, *args, **kwargs)
 
     # -------------------------------------------------------------------------- shapes
     def reshape(self, *shape):

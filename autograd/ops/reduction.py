@@ -4,11 +4,12 @@ A reduction's backward spreads the output gradient back over the reduced axes: t
 first given back the reduced axes (size 1), then broadcast to the input's shape.
 """
 import builtins
+import functools
 from collections import namedtuple
 
 import numpy as np
 
-from ..args import normalize_dim, normalize_dims, pick
+from ..args import reduction
 from ..function import Function
 from ..sums import sum_keep
 from ..tensor import Tensor, raw_data
@@ -178,138 +179,143 @@ class LogSoftmax(Function):
 
 
 # ----------------------------------------------------------------------- public functions
-def _reduce(op, cls, x, dim, keepdim, axis, keepdims, **attrs):
-    dim = pick(dim, axis, op)
-    keepdim = keepdim if keepdims is None else keepdims
-    axes = normalize_dims(dim, x.ndim, op)
-    return cls.apply(x, axis=axes, keepdims=bool(keepdim), **attrs)
-
-
-def sum(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+# Each takes PyTorch's dim/keepdim and NumPy's axis/keepdims (see args.reduction), and receives
+# dim already normalised: None or a tuple of non-negative axes ("many"), or None or one int.
+@reduction()
+def sum(x, dim=None, keepdim=False):
     """Sum over ``dim`` (an int, a tuple, or None for all dimensions)."""
-    return _reduce("sum", Sum, x, dim, keepdim, axis, keepdims)
+    return Sum.apply(x, axis=dim, keepdims=bool(keepdim))
 
 
-def mean(x, dim=None, keepdim=False, *, axis=None, keepdims=None):
+@reduction()
+def mean(x, dim=None, keepdim=False):
     """Arithmetic mean over ``dim``."""
     if not np.issubdtype(x.dtype, np.floating):
         raise TypeError(f"mean: needs a floating-point tensor, got {x.dtype}; call .float()")
-    return _reduce("mean", Mean, x, dim, keepdim, axis, keepdims)
+    return Mean.apply(x, axis=dim, keepdims=bool(keepdim))
 
 
-def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+@reduction()
+def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None):
     """Variance Σ(x - x̄)² / (n - correction); ``correction=1`` (Bessel) is PyTorch's default."""
     if unbiased is not None:
         correction = 1 if unbiased else 0
-    dim = pick(dim, axis, "var")
-    axes = normalize_dims(dim, x.ndim, "var")
-    n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
-    centred = x - x.mean(dim=axes, keepdim=True)
-    return (centred * centred).sum(dim=axes, keepdim=keepdim) / builtins.max(n - correction, 0)
+    n = x.numel() if dim is None else int(np.prod([x.shape[a] for a in dim]))
+    centred = x - mean(x, dim, keepdim=True)
+    return sum(centred * centred, dim, keepdim) / builtins.max(n - correction, 0)
 
 
-def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None, axis=None):
+@reduction()
+def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None):
     """Standard deviation: √var (gradient 0 where it is 0, as PyTorch)."""
-    return SafeSqrt.apply(var(x, dim, keepdim, correction=correction, unbiased=unbiased,
-                              axis=axis))
+    return SafeSqrt.apply(var(x, dim, keepdim, correction=correction, unbiased=unbiased))
 
 
-def prod(x, dim=None, keepdim=False, *, axis=None):
+@reduction(dims="one")
+def prod(x, dim=None, keepdim=False):
     """Product over one dimension, or over all elements when ``dim`` is None."""
-    dim = pick(dim, axis, "prod")
-    axis_ = None if dim is None else normalize_dim(dim, x.ndim, "prod")
-    return Prod.apply(x, axis=axis_, keepdims=keepdim)
+    return Prod.apply(x, axis=dim, keepdims=keepdim)
 
 
-def _extreme(op, x, dim, keepdim, axis, lowest):
-    dim = pick(dim, axis, op)
+def _extreme(x, dim=None, keepdim=False, *, lowest):
+    """max or min (``lowest``): over everything (``dim`` None), or ``(values, indices)``."""
     if dim is None:
         if x.numel() == 0:
-            raise RuntimeError(f"{op}(): cannot reduce an empty tensor")
+            raise RuntimeError(f"{'min' if lowest else 'max'}(): cannot reduce an empty tensor")
         return Amax.apply(x, axis=None, keepdims=False, lowest=lowest, nan_wins=True)
-    d = normalize_dim(dim, x.ndim, op)
     keepdim = keepdim and x.ndim > 0          # a 0-d tensor stays 0-d, as in PyTorch
     data = x._data if x.ndim else x._data.reshape(1)
-    indices = (np.argmin if lowest else np.argmax)(data, axis=d)
-    values = PickAlong.apply(x if x.ndim else x.reshape(1), indices, axis=d, keepdims=keepdim)
+    indices = (np.argmin if lowest else np.argmax)(data, axis=dim)
+    values = PickAlong.apply(x if x.ndim else x.reshape(1), indices, axis=dim,
+                             keepdims=keepdim)
     if keepdim:
-        indices = np.expand_dims(indices, d)
+        indices = np.expand_dims(indices, dim)
     return MaxResult(values, Tensor._make(np.asarray(indices, dtype=np.int64), None))
 
 
-def max(x, dim=None, keepdim=False, *, axis=None):
-    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor in
-    place of ``dim``, the elementwise maximum of the two (``torch.max(a, b)``), as PyTorch."""
-    if isinstance(dim, Tensor):
+_max_along = reduction("one", name="max")(functools.partial(_extreme, lowest=False))
+_min_along = reduction("one", name="min")(functools.partial(_extreme, lowest=True))
+
+
+def max(x, *args, **kwargs):
+    """max(x, dim=None, keepdim=False): the largest element; with ``dim``, ``(values,
+    indices)`` along it; with a tensor in place of ``dim``, the elementwise maximum of the two
+    (``torch.max(a, b)``), as PyTorch."""
+    if args and isinstance(args[0], Tensor):
         from .elementwise import maximum
-        return maximum(x, dim)
-    return _extreme("max", x, dim, keepdim, axis, lowest=False)
+        return maximum(x, args[0])
+    return _max_along(x, *args, **kwargs)
 
 
-def min(x, dim=None, keepdim=False, *, axis=None):
-    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor in
-    place of ``dim``, the elementwise minimum of the two (``torch.min(a, b)``)."""
-    if isinstance(dim, Tensor):
+def min(x, *args, **kwargs):
+    """min(x, dim=None, keepdim=False): the smallest element; with ``dim``, ``(values,
+    indices)`` along it; with a tensor in place of ``dim``, the elementwise minimum of the two
+    (``torch.min(a, b)``)."""
+    if args and isinstance(args[0], Tensor):
         from .elementwise import minimum
-        return minimum(x, dim)
-    return _extreme("min", x, dim, keepdim, axis, lowest=True)
+        return minimum(x, args[0])
+    return _min_along(x, *args, **kwargs)
 
 
+@reduction()
 def amax(x, dim=None, keepdim=False):
     """Maximum over ``dim`` (int or tuple); ties share the gradient evenly."""
-    return Amax.apply(x, axis=normalize_dims(dim, x.ndim, "amax"), keepdims=keepdim)
+    return Amax.apply(x, axis=dim, keepdims=keepdim)
 
 
+@reduction()
 def amin(x, dim=None, keepdim=False):
     """Minimum over ``dim`` (int or tuple); ties share the gradient evenly."""
-    return Amax.apply(x, axis=normalize_dims(dim, x.ndim, "amin"), keepdims=keepdim,
-                      lowest=True)
+    return Amax.apply(x, axis=dim, keepdims=keepdim, lowest=True)
 
 
-def argmax(x, dim=None, keepdim=False, *, axis=None):
+@reduction(dims="one")
+def argmax(x, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
-    return _arg("argmax", np.argmax, x, dim, keepdim, axis)
+    return _arg(np.argmax, x, dim, keepdim)
 
 
-def argmin(x, dim=None, keepdim=False, *, axis=None):
+@reduction(dims="one")
+def argmin(x, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
-    return _arg("argmin", np.argmin, x, dim, keepdim, axis)
+    return _arg(np.argmin, x, dim, keepdim)
 
 
-def _arg(op, fn, x, dim, keepdim, axis):
-    dim = pick(dim, axis, op)
-    data = x._data if isinstance(x, Tensor) else np.asarray(x)
+def _arg(fn, x, dim, keepdim):
+    data = x._data
     if dim is None:
         out = fn(data)
         out = np.reshape(out, (1,) * data.ndim) if keepdim else out
     else:
-        out = fn(data, axis=normalize_dim(dim, data.ndim, op), keepdims=keepdim)
+        out = fn(data, axis=dim, keepdims=keepdim)
     return Tensor._make(np.asarray(out, dtype=np.int64), None)
 
 
-def logsumexp(x, dim=None, keepdim=False, *, axis=None):
+@reduction()
+def logsumexp(x, dim=None, keepdim=False):
     """log Σ exp(x) over ``dim``, computed stably."""
-    return _reduce("logsumexp", LogSumExp, x, dim, keepdim, axis, None)
+    return LogSumExp.apply(x, axis=dim, keepdims=bool(keepdim))
 
 
-def softmax(x, dim=-1, *, axis=None):
+@reduction(dims="one")
+def softmax(x, dim=-1):
     """softmax along ``dim``: exp(x) / Σ exp(x), computed stably."""
-    dim = pick(None if axis is not None else dim, axis, "softmax")
-    return Softmax.apply(x, axis=normalize_dim(dim, x.ndim, "softmax"))
+    return Softmax.apply(x, axis=dim)
 
 
-def log_softmax(x, dim=-1, *, axis=None):
+@reduction(dims="one")
+def log_softmax(x, dim=-1):
     """log(softmax(x)) along ``dim``, computed stably as x - logsumexp(x)."""
-    dim = pick(None if axis is not None else dim, axis, "log_softmax")
-    return LogSoftmax.apply(x, axis=normalize_dim(dim, x.ndim, "log_softmax"))
+    return LogSoftmax.apply(x, axis=dim)
 
 
+@reduction()
 def norm(x, p=2, dim=None, keepdim=False):
     """Vector p-norm (Σ|x|ᵖ)^(1/p) over ``dim`` (all elements by default)."""
     if p == 2:
-        return SafeSqrt.apply((x * x).sum(dim=dim, keepdim=keepdim))
+        return SafeSqrt.apply(sum(x * x, dim, keepdim))
     if p == 1:
-        return x.abs().sum(dim=dim, keepdim=keepdim)
+        return sum(x.abs(), dim, keepdim)
     if p == float("inf"):
         return amax(x.abs(), dim, keepdim)
-    return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)
+    return sum(x.abs() ** p, dim, keepdim) ** (1.0 / p)
