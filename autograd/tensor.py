@@ -304,49 +304,49 @@ class Tensor:
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
-        return E.Add.apply(self, other)
+        return elementwise.Add.apply(self, other)
 
     def __radd__(self, other):
-        return E.Add.apply(other, self)
+        return elementwise.Add.apply(other, self)
 
     def __sub__(self, other):
-        return E.Sub.apply(self, other)
+        return elementwise.Sub.apply(self, other)
 
     def __rsub__(self, other):
-        return E.Sub.apply(other, self)
+        return elementwise.Sub.apply(other, self)
 
     def __mul__(self, other):
-        return E.Mul.apply(self, other)
+        return elementwise.Mul.apply(self, other)
 
     def __rmul__(self, other):
-        return E.Mul.apply(other, self)
+        return elementwise.Mul.apply(other, self)
 
     def __truediv__(self, other):
-        return E.Div.apply(self, other)
+        return elementwise.Div.apply(self, other)
 
     def __rtruediv__(self, other):
-        return E.Div.apply(other, self)
+        return elementwise.Div.apply(other, self)
 
     def __pow__(self, exponent):
-        return E.Pow.apply(self, exponent)
+        return elementwise.Pow.apply(self, exponent)
 
     def __rpow__(self, base):
-        return E.Pow.apply(base, self)
+        return elementwise.Pow.apply(base, self)
 
     def __matmul__(self, other):
-        return L.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
-        return L.matmul(other, self)
+        return linalg.matmul(other, self)
 
     def __neg__(self):
-        return E.Neg.apply(self)
+        return elementwise.Neg.apply(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return E.Abs.apply(self)
+        return elementwise.Abs.apply(self)
 
     # comparisons: boolean results, never differentiable
     def __eq__(self, other):
@@ -435,57 +435,57 @@ class Tensor:
         return -self
 
     def exp(self):
-        return E.Exp.apply(self)
+        return elementwise.Exp.apply(self)
 
     def log(self):
-        return E.Log.apply(self)
+        return elementwise.Log.apply(self)
 
     def sqrt(self):
-        return E.Sqrt.apply(self)
+        return elementwise.Sqrt.apply(self)
 
     def rsqrt(self):
-        return 1 / E.Sqrt.apply(self)
+        return 1 / elementwise.Sqrt.apply(self)
 
     def abs(self):
-        return E.Abs.apply(self)
+        return elementwise.Abs.apply(self)
 
     def sin(self):
-        return E.Sin.apply(self)
+        return elementwise.Sin.apply(self)
 
     def cos(self):
-        return E.Cos.apply(self)
+        return elementwise.Cos.apply(self)
 
     def tanh(self):
-        return E.Tanh.apply(self)
+        return elementwise.Tanh.apply(self)
 
     def sigmoid(self):
-        return E.Sigmoid.apply(self)
+        return elementwise.Sigmoid.apply(self)
 
     def relu(self):
-        return E.Relu.apply(self)
+        return elementwise.Relu.apply(self)
 
     def square(self):
-        return E.Mul.apply(self, self)
+        return elementwise.Mul.apply(self, self)
 
     def reciprocal(self):
         return 1 / self
 
     def sign(self):
-        return C.sign(self)
+        return composed.sign(self)
 
     def clamp(self, min=None, max=None):
-        return E.clamp(self, min, max)
+        return elementwise.clamp(self, min, max)
 
     clip = clamp
 
     def maximum(self, other):
-        return E.Maximum.apply(self, other)
+        return elementwise.Maximum.apply(self, other)
 
     def minimum(self, other):
-        return E.Minimum.apply(self, other)
+        return elementwise.Minimum.apply(self, other)
 
     def masked_fill(self, mask, value):
-        return I.masked_fill(self, mask, value)
+        return indexing.masked_fill(self, mask, value)
 
     def to(self, *args, **kwargs):
         """PyTorch's ``to``: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``,
@@ -493,7 +493,7 @@ class Tensor:
         (see ``ag.device``); the cast is differentiable between floating dtypes. Returns self
         when nothing changes, as PyTorch, unless ``copy=True``."""
         dtype, copy = parse_to_args(args, kwargs, "Tensor.to")
-        out = self if dtype is None else E.cast(self, dtype)
+        out = self if dtype is None else elementwise.cast(self, dtype)
         return out.clone() if copy and out is self else out
 
     def cpu(self):
@@ -508,111 +508,111 @@ class Tensor:
     is_cuda = False
 
     def type(self, dtype):
-        return E.cast(self, dtype)
+        return elementwise.cast(self, dtype)
 
     def float(self):
-        return E.cast(self, np.float32)
+        return elementwise.cast(self, np.float32)
 
     def double(self):
-        return E.cast(self, np.float64)
+        return elementwise.cast(self, np.float64)
 
     def long(self):
-        return E.cast(self, np.int64)
+        return elementwise.cast(self, np.int64)
 
     def int(self):
-        return E.cast(self, np.int32)
+        return elementwise.cast(self, np.int32)
 
     def bool(self):
-        return E.cast(self, np.bool_)
+        return elementwise.cast(self, np.bool_)
 
     def clone(self):
         """A copy with its own memory that stays in the graph (gradient passes through)."""
-        return E.Clone.apply(self)
+        return elementwise.Clone.apply(self)
 
     # ----------------------------------------------------------------------- reductions
     # Reductions forward to the functions of autograd/ops/reduction.py, the tensor first: each
     # signature (dim/keepdim, the axis/keepdims aliases) and docstring is written there, once.
     def sum(self, *args, **kwargs):
-        return R.sum(self, *args, **kwargs)
+        return reduction.sum(self, *args, **kwargs)
 
     def mean(self, *args, **kwargs):
-        return R.mean(self, *args, **kwargs)
+        return reduction.mean(self, *args, **kwargs)
 
     def var(self, *args, **kwargs):
-        return R.var(self, *args, **kwargs)
+        return reduction.var(self, *args, **kwargs)
 
     def std(self, *args, **kwargs):
-        return R.std(self, *args, **kwargs)
+        return reduction.std(self, *args, **kwargs)
 
     def prod(self, *args, **kwargs):
-        return R.prod(self, *args, **kwargs)
+        return reduction.prod(self, *args, **kwargs)
 
     def max(self, *args, **kwargs):
-        return R.max(self, *args, **kwargs)
+        return reduction.max(self, *args, **kwargs)
 
     def min(self, *args, **kwargs):
-        return R.min(self, *args, **kwargs)
+        return reduction.min(self, *args, **kwargs)
 
     def amax(self, *args, **kwargs):
-        return R.amax(self, *args, **kwargs)
+        return reduction.amax(self, *args, **kwargs)
 
     def amin(self, *args, **kwargs):
-        return R.amin(self, *args, **kwargs)
+        return reduction.amin(self, *args, **kwargs)
 
     def argmax(self, *args, **kwargs):
-        return R.argmax(self, *args, **kwargs)
+        return reduction.argmax(self, *args, **kwargs)
 
     def argmin(self, *args, **kwargs):
-        return R.argmin(self, *args, **kwargs)
+        return reduction.argmin(self, *args, **kwargs)
 
     def logsumexp(self, *args, **kwargs):
-        return R.logsumexp(self, *args, **kwargs)
+        return reduction.logsumexp(self, *args, **kwargs)
 
     def softmax(self, *args, **kwargs):
-        return R.softmax(self, *args, **kwargs)
+        return reduction.softmax(self, *args, **kwargs)
 
     def log_softmax(self, *args, **kwargs):
-        return R.log_softmax(self, *args, **kwargs)
+        return reduction.log_softmax(self, *args, **kwargs)
 
     def norm(self, *args, **kwargs):
-        return R.norm(self, *args, **kwargs)
+        return reduction.norm(self, *args, **kwargs)
 
     # -------------------------------------------------------------------------- shapes
     def reshape(self, *shape):
-        return S.reshape(self, *shape)
+        return shape_ops.reshape(self, *shape)
 
     def view(self, *shape):
-        return S.reshape(self, *shape)
+        return shape_ops.reshape(self, *shape)
 
     def view_as(self, other):
-        return S.reshape(self, other.shape)
+        return shape_ops.reshape(self, other.shape)
 
     def reshape_as(self, other):
-        return S.reshape(self, other.shape)
+        return shape_ops.reshape(self, other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return S.flatten(self, start_dim, end_dim)
+        return shape_ops.flatten(self, start_dim, end_dim)
 
     def unflatten(self, dim, sizes):
-        return S.unflatten(self, dim, sizes)
+        return shape_ops.unflatten(self, dim, sizes)
 
     def transpose(self, dim0, dim1):
-        return S.transpose(self, dim0, dim1)
+        return shape_ops.transpose(self, dim0, dim1)
 
     swapaxes = transpose
 
     def permute(self, *dims):
-        return S.permute(self, *dims)
+        return shape_ops.permute(self, *dims)
 
     @property
     def T(self):
         """All dimensions reversed (the matrix transpose for 2-D tensors)."""
-        return S.permute(self, *range(self.ndim - 1, -1, -1))
+        return shape_ops.permute(self, *range(self.ndim - 1, -1, -1))
 
     @property
     def mT(self):
         """The last two dimensions swapped (a batch of matrices transposed)."""
-        return S.transpose(self, -2, -1)
+        return shape_ops.transpose(self, -2, -1)
 
     def t(self):
         if self.ndim > 2:
@@ -620,75 +620,75 @@ class Tensor:
         return self.T
 
     def unsqueeze(self, dim):
-        return S.unsqueeze(self, dim)
+        return shape_ops.unsqueeze(self, dim)
 
     def squeeze(self, dim=None):
-        return S.squeeze(self, dim)
+        return shape_ops.squeeze(self, dim)
 
     def expand(self, *sizes):
-        return S.expand(self, *sizes)
+        return shape_ops.expand(self, *sizes)
 
     def expand_as(self, other):
-        return S.broadcast_to(self, other.shape)
+        return shape_ops.broadcast_to(self, other.shape)
 
     def broadcast_to(self, shape):
-        return S.broadcast_to(self, shape)
+        return shape_ops.broadcast_to(self, shape)
 
     def flip(self, dims):
-        return S.flip(self, dims)
+        return shape_ops.flip(self, dims)
 
     def repeat(self, *sizes):
-        return S.repeat(self, *sizes)
+        return shape_ops.repeat(self, *sizes)
 
     def split(self, split_size_or_sections, dim=0):
-        return S.split(self, split_size_or_sections, dim)
+        return shape_ops.split(self, split_size_or_sections, dim)
 
     def chunk(self, chunks, dim=0):
-        return S.chunk(self, chunks, dim)
+        return shape_ops.chunk(self, chunks, dim)
 
     def contiguous(self):
         return self
 
     # ------------------------------------------------------------------------ indexing
     def __getitem__(self, index):
-        return I.getitem(self, index)
+        return indexing.getitem(self, index)
 
     def gather(self, dim, index):
-        return I.gather(self, dim, index)
+        return indexing.gather(self, dim, index)
 
     def index_select(self, dim, index):
-        return I.index_select(self, dim, index)
+        return indexing.index_select(self, dim, index)
 
     def matmul(self, other):
-        return L.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def mm(self, other):
-        return L.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def dot(self, other):
-        return L.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def bmm(self, other):
-        return C.bmm(self, other)
+        return composed.bmm(self, other)
 
     # ------------------------------------------------ composed operations (ops/composed.py)
     def sinh(self):
-        return C.sinh(self)
+        return composed.sinh(self)
 
     def cosh(self):
-        return C.cosh(self)
+        return composed.cosh(self)
 
     def tril(self, diagonal=0):
-        return C.tril(self, diagonal)
+        return composed.tril(self, diagonal)
 
     def triu(self, diagonal=0):
-        return C.triu(self, diagonal)
+        return composed.triu(self, diagonal)
 
     def narrow(self, dim, start, length):
-        return C.narrow(self, dim, start, length)
+        return composed.narrow(self, dim, start, length)
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
-        return C.repeat_interleave(self, repeats, dim)
+        return composed.repeat_interleave(self, repeats, dim)
 
     # --------------------------------------------- new tensors like this one (PyTorch's new_*)
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
@@ -746,9 +746,5 @@ class _HookHandle:
 
 
 # The operations import Tensor, so they are imported after it is defined.
-from .ops import composed as C  # noqa: E402
-from .ops import elementwise as E  # noqa: E402
-from .ops import indexing as I  # noqa: E402
-from .ops import linalg as L  # noqa: E402
-from .ops import reduction as R  # noqa: E402
-from .ops import shape as S  # noqa: E402
+from .ops import composed, elementwise, indexing, linalg, reduction  # noqa: E402
+from .ops import shape as shape_ops  # noqa: E402  ("shape" is an argument of reshape and view)

@@ -47,14 +47,16 @@ def _tensor_prod_others(x, axis):
     """pᵢ = Π_{j≠i} xⱼ as recorded operations: row i of an n×n matrix holds x with xᵢ
     replaced by 1, and each row's product is pᵢ. O(n²) memory, so only the differentiable
     path uses it; it stays exact where x has zeros (at any order)."""
-    from .ops import elementwise as E, reduction as R, shape as S
-    moved = x.reshape(-1) if axis is None else S.Transpose.apply(x, axes=_to_last(x.ndim, axis))
+    from .ops.elementwise import Where
+    from .ops.reduction import Prod
+    from .ops.shape import Transpose
+    moved = x.reshape(-1) if axis is None else Transpose.apply(x, axes=_to_last(x.ndim, axis))
     n = moved.shape[-1]
-    rows = E.Where.apply(np.eye(n, dtype=bool), 1.0, moved.reshape(moved.shape[:-1] + (1, n)))
-    others = R.Prod.apply(rows, axis=rows.ndim - 1)
+    rows = Where.apply(np.eye(n, dtype=bool), 1.0, moved.reshape(moved.shape[:-1] + (1, n)))
+    others = Prod.apply(rows, axis=rows.ndim - 1)
     if axis is None:
         return others.reshape(x.shape)
-    return S.Transpose.apply(others, axes=tuple(np.argsort(_to_last(x.ndim, axis))))
+    return Transpose.apply(others, axes=tuple(np.argsort(_to_last(x.ndim, axis))))
 
 
 def _to_last(ndim, axis):
@@ -62,9 +64,17 @@ def _to_last(ndim, axis):
     return tuple(a for a in range(ndim) if a != axis) + (axis,)
 
 
-def _numpy_sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+def sigmoid_array(x):
+    """σ(x) = 1/(1 + e^(-x)) on an ndarray, in x's floating dtype: the one sigmoid formula, used
+    by the ``Sigmoid`` operation and the fused recurrent gates alike, so both round the same.
+
+    Accurate to the last bit also for large negative x (σ(-20) = 2.06e-9 in float32, where
+    ½(1 + tanh(x/2)) gives 0). Below about -88 (float32) e^(-x) overflows to inf and σ rounds
+    to 0, its correct limit; that overflow is expected, so its warning is silenced."""
+    with np.errstate(over="ignore"):
+        y = np.asarray(np.exp(-x))
+    y += 1
+    return np.reciprocal(y, out=y)
 
 
 def _numpy_erf(x):
@@ -84,7 +94,7 @@ def _numpy_fold(cols, win):
 
 NUMPY = SimpleNamespace(
     exp=np.exp, log=np.log, sin=np.sin, cos=np.cos, tanh=np.tanh, sign=np.sign,
-    sigmoid=_numpy_sigmoid, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
+    sigmoid=sigmoid_array, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
     transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
     unfold=_numpy_unfold, fold=_numpy_fold, concatenate=np.concatenate,
     prod_others=_numpy_prod_others,
@@ -97,24 +107,27 @@ def tensor_namespace():
     """The namespace of recorded operations (built on first use: it needs the ops)."""
     global _TENSOR
     if _TENSOR is None:
-        from .ops import conv as C, elementwise as E, indexing as I, shape as S
+        from .ops import conv, elementwise, indexing
+        from .ops import shape as shape_ops      # "shape" is an argument name below
         from .tensor import Tensor
 
         def sign(x):
             return Tensor._make(np.sign(x._data), None)   # piecewise constant: no gradient
 
         _TENSOR = SimpleNamespace(
-            exp=E.Exp.apply, log=E.Log.apply, sin=E.Sin.apply, cos=E.Cos.apply,
-            tanh=E.Tanh.apply, sigmoid=E.Sigmoid.apply, erf=E.Erf.apply, sign=sign,
-            where=lambda cond, a, b: E.Where.apply(cond, a, b),
-            broadcast_to=lambda x, shape: S.BroadcastTo.apply(x, shape=tuple(shape)),
-            transpose=lambda x, axes: S.Transpose.apply(x, axes=tuple(axes)),
-            flip=lambda x, axis: S.Flip.apply(x, axes=axis),
-            unindex=lambda grad, index, shape: I.Unindex.apply(grad, index=index, shape=shape),
-            astype=lambda x, dtype: E.cast(x, dtype),
-            unfold=lambda x, win: C.Unfold.apply(x, win=win),
-            fold=lambda cols, win: C.Fold.apply(cols, win=win),
-            concatenate=lambda xs, axis: S.Cat.apply(*xs, axis=axis),
+            exp=elementwise.Exp.apply, log=elementwise.Log.apply, sin=elementwise.Sin.apply,
+            cos=elementwise.Cos.apply, tanh=elementwise.Tanh.apply,
+            sigmoid=elementwise.Sigmoid.apply, erf=elementwise.Erf.apply, sign=sign,
+            where=lambda cond, a, b: elementwise.Where.apply(cond, a, b),
+            broadcast_to=lambda x, shape: shape_ops.BroadcastTo.apply(x, shape=tuple(shape)),
+            transpose=lambda x, axes: shape_ops.Transpose.apply(x, axes=tuple(axes)),
+            flip=lambda x, axis: shape_ops.Flip.apply(x, axes=axis),
+            unindex=lambda grad, index, shape: indexing.Unindex.apply(grad, index=index,
+                                                                      shape=shape),
+            astype=lambda x, dtype: elementwise.cast(x, dtype),
+            unfold=lambda x, win: conv.Unfold.apply(x, win=win),
+            fold=lambda cols, win: conv.Fold.apply(cols, win=win),
+            concatenate=lambda xs, axis: shape_ops.Cat.apply(*xs, axis=axis),
             prod_others=_tensor_prod_others,
         )
     return _TENSOR

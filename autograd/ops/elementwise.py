@@ -9,6 +9,7 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor, raw_data
+from ..xp import sigmoid_array
 
 
 class Add(Function):
@@ -188,9 +189,7 @@ class Sigmoid(Function):
     """y = σ(x) = 1/(1 + e^(-x));   dy/dx = y (1 - y)   (σ'(0) = 0.25)"""
 
     def forward(ctx, x):
-        # Stable for large |x|: e^(-|x|) never overflows.
-        e = np.exp(-np.abs(x))
-        y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        y = sigmoid_array(x)
         ctx.save(output=y)
         return y
 

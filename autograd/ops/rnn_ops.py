@@ -4,8 +4,9 @@ step.
 
 The input projection ``x Wᵢₕᵀ`` of the whole sequence stays one ordinary ``linear`` node and
 every step is its own few nodes, so backpropagation through time is still the engine walking
-the unrolled graph. Gate order is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). σ(x) is computed
-as ½(1 + tanh(x/2)), which is exact, never overflows and keeps float32.
+the unrolled graph. Gate order is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n). The gates' σ is
+``xp.sigmoid``, the same formula as the ``Sigmoid`` operation (``xp.sigmoid_array``), so a gate
+and an ``nn.Sigmoid`` layer round identically.
 
 Each backward formula runs on ndarrays (the fast path, reusing the activations the forward
 saved) and on Tensors (``create_graph=True``, recomputing them from the inputs with the same
@@ -16,10 +17,6 @@ import numpy as np
 from ..function import Function, ProductGrad
 from ..xp import NUMPY
 from .linalg import _mT
-
-
-def _sigmoid(xp, x):
-    return 0.5 * (xp.tanh(0.5 * x) + 1.0)
 
 
 def _blocks(x, n):
@@ -34,7 +31,7 @@ def _lstm_input_forget(xp, gates, c_prev, peephole):
     if peephole is not None:
         wi, wf, _ = _blocks(peephole, 3)
         pi, pf = pi + wi * c_prev, pf + wf * c_prev
-    return _sigmoid(xp, pi), _sigmoid(xp, pf), xp.tanh(pg)
+    return xp.sigmoid(pi), xp.sigmoid(pf), xp.tanh(pg)
 
 
 def _lstm_output(xp, gates, c, peephole):
@@ -42,7 +39,7 @@ def _lstm_output(xp, gates, c, peephole):
     po = _blocks(gates, 4)[3]
     if peephole is not None:
         po = po + _blocks(peephole, 3)[2] * c
-    return _sigmoid(xp, po), xp.tanh(c)
+    return xp.sigmoid(po), xp.tanh(c)
 
 
 def _join(ctx, parts, like):
@@ -164,8 +161,8 @@ def _gru_gates(xp, xg, hg):
     """r, z, n and hₙ of a GRU step from the input part xg and the hidden part hg (…, 3H)."""
     xr, xz, xn = _blocks(xg, 3)
     hr, hz, hn = _blocks(hg, 3)
-    r = _sigmoid(xp, xr + hr)
-    z = _sigmoid(xp, xz + hz)
+    r = xp.sigmoid(xr + hr)
+    z = xp.sigmoid(xz + hz)
     return r, z, xp.tanh(xn + r * hn), hn
 
 
