@@ -49,28 +49,52 @@ from .xp import NUMPY
 
 
 class Function:
-    """Base class of all operations. See the module docstring for how to write one."""
+    """Base class of all operations. See the module docstring for how to write one.
 
-    xp = NUMPY         # array namespace used by backward (replaced per node for create_graph)
-    saved = ()         # what forward saved for backward (arrays), released after backward
-    module = None      # path of the nn.Module that ran this operation, for viz
-    released = False   # True once backward has freed `saved` (retain_graph=False)
-    hooks = None       # hooks registered on the output tensor (it is not a leaf)
-    retained = None    # weakref to the output tensor when retain_grad() was called on it
-    value = None       # the output array, kept only inside grad_mode.record_values() (for viz)
-    attrs = None       # forward's keyword attributes, kept only inside record_values() (export)
+    A node's fields (``ctx.<field>``; viz and the engine read them directly):
 
-    saved_names = ()   # names of the constants saved with ctx.save(name=array)
-    saves_output = False  # True when the last saved value is the forward's own output
-    tick = 0              # clock of in-place writes when the node was recorded (versions.py)
+    Set by ``apply`` on a recorded node:
+        parents: one entry per input, the thing its gradient goes to: the Function that
+            produced it, the leaf Tensor itself, or None when that input needs no gradient
+            (``needs_input_grad`` reads it).
+        input_shapes: one entry per input, its shape (None when it needs no gradient); the
+            engine sums each gradient down to it (undoing broadcasting).
+        inputs, versions: the input tensors and their version counters, kept only when
+            something was saved (to detect in-place changes and to build the differentiable
+            path) or inside ``record_values()``; ``()`` and None otherwise.
+        tick: the clock of in-place writes when the node was recorded (``versions.py``).
+        module: the path of the nn.Module that ran this operation (e.g. ``encoder.0``), or
+            None; viz groups nodes by it.
+        value: the output array, kept only inside ``grad_mode.record_values()`` (for viz).
+        attrs: the forward's keyword attributes, kept only inside ``record_values()`` (for
+            export).
 
-    # Set by ``apply`` on a recorded node:
-    # parents: one entry per input, the thing its gradient goes to: the Function that produced
-    #   it, the leaf Tensor itself, or None when that input needs no gradient.
-    # input_shapes: one entry per input, its shape (None when it needs no gradient); the
-    #   engine sums each gradient down to it (undoing broadcasting).
-    # inputs / versions: the input tensors and their version counters, kept only when something
-    #   was saved, to detect in-place changes and to build the differentiable path.
+    Set by ``save`` and freed after backward (``retain_graph=False``):
+        saved: the positional saves (inputs, then the output when ``output=`` was given);
+            ``saves_output`` says whether the last one is the output.
+        saved_names: the names of the constants saved as ``ctx.save(name=array)``.
+        released: True once backward has freed them.
+
+    Set by the engine and by ``Tensor``:
+        xp: the array namespace backward computes with (NumPy, or recorded operations under
+            ``create_graph=True``; ``differentiable`` says which).
+        hooks: hooks registered on the output tensor (it is not a leaf), or None.
+        retained: a weakref to the output tensor when ``retain_grad()`` was called on it.
+    """
+
+    xp = NUMPY
+    saved = ()
+    saved_names = ()
+    saves_output = False
+    released = False
+    inputs = ()
+    versions = None
+    tick = 0
+    module = None
+    value = None
+    attrs = None
+    hooks = None
+    retained = None
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named

@@ -173,7 +173,7 @@ def _trace(root, grads, names, gradient):
             if v in totals:
                 ids[v].grad = totals[v]
             continue
-        inputs = getattr(v, "inputs", None) or ()
+        inputs = v.inputs
         sources = []
         for slot, p in enumerate(v.parents):
             if p is not None:
@@ -272,10 +272,10 @@ def _known_values(order, consumers, root):
 
 def _saved_input(node, slot):
     """The value of input ``slot`` of ``node`` if the node kept it and it is unchanged."""
-    inputs = getattr(node, "inputs", None)
-    if not inputs or slot >= len(inputs) or not isinstance(inputs[slot], Tensor):
+    inputs = node.inputs
+    if slot >= len(inputs) or not isinstance(inputs[slot], Tensor):
         return None
-    versions = getattr(node, "versions", None)
+    versions = node.versions
     if versions is not None and inputs[slot]._version != versions[slot]:
         return None
     return inputs[slot]._data

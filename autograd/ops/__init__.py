@@ -5,4 +5,10 @@
 - ``shape``: reshape/transpose/permute/expand, cat/stack/split, pad/flip/repeat
 - ``indexing``: ``__getitem__``, gather, index_select, masked_fill
 - ``linalg``: matmul and the fused linear layer
+- ``composed``: operations written as compositions of the others (sinh, tril, narrow, ...)
+- ``conv``: convolution by im2col (``unfold``/``fold``), transposed convolution
+- ``pool``: max/average pooling and resampling of images
+- ``nn_ops``: fused layers (normalisation, log-softmax cross-entropy, ...)
+- ``attention_ops``: the fused attention probabilities softmax(s·QKᵀ + M)
+- ``rnn_ops``: the fused recurrent steps (recurrent product, LSTM and GRU gates)
 """

@@ -8,20 +8,18 @@ import numpy as np
 
 from ..args import normalize_dim
 from ..tensor import Tensor
-from . import elementwise as E
-from . import indexing as I
-from . import linalg as L
-from . import shape as S
+from . import elementwise, indexing, linalg
+from . import shape as shape_ops   # "shape" is a local name below
 
 
 def sinh(x):
     """sinh x = (eˣ - e⁻ˣ) / 2;   d/dx = cosh x"""
-    return (E.exp(x) - E.exp(-x)) * 0.5
+    return (elementwise.exp(x) - elementwise.exp(-x)) * 0.5
 
 
 def cosh(x):
     """cosh x = (eˣ + e⁻ˣ) / 2;   d/dx = sinh x"""
-    return (E.exp(x) + E.exp(-x)) * 0.5
+    return (elementwise.exp(x) + elementwise.exp(-x)) * 0.5
 
 
 def square(x):
@@ -34,7 +32,7 @@ def sign(x):
     the result stays in the graph when ``x`` requires grad (``where`` with a mask that never
     picks ``x`` gives exactly that zero gradient)."""
     signs = np.sign(x._data)
-    return E.where(np.zeros(x.shape, dtype=bool), x, signs) if x.requires_grad else \
+    return elementwise.where(np.zeros(x.shape, dtype=bool), x, signs) if x.requires_grad else \
         Tensor._make(signs, None)
 
 
@@ -43,7 +41,7 @@ def _triangle(x, diagonal, upper, op):
         raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {x.shape}")
     rows, cols = x.shape[-2:]
     keep = (np.triu if upper else np.tril)(np.ones((rows, cols), dtype=bool), diagonal)
-    return E.where(keep, x, 0.0)
+    return elementwise.where(keep, x, 0.0)
 
 
 def tril(x, diagonal=0):
@@ -65,7 +63,7 @@ def narrow(x, dim, start, length):
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
                          f"({size}) of dim {dim} of a tensor of shape {x.shape}")
-    return I.getitem(x, (slice(None),) * d + (slice(start, start + length),))
+    return indexing.getitem(x, (slice(None),) * d + (slice(start, start + length),))
 
 
 def repeat_interleave(x, repeats, dim=None, *, output_size=None):
@@ -75,7 +73,7 @@ def repeat_interleave(x, repeats, dim=None, *, output_size=None):
     if not isinstance(x, Tensor):
         return Tensor(np.repeat(np.arange(len(x)), np.asarray(x)))  # torch.repeat_interleave(r)
     if dim is None:
-        x, dim = S.reshape(x, -1), 0
+        x, dim = shape_ops.reshape(x, -1), 0
     d = normalize_dim(dim, x.ndim, "repeat_interleave")
     counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
     if counts.ndim and counts.shape[0] != x.shape[d]:
@@ -84,7 +82,7 @@ def repeat_interleave(x, repeats, dim=None, *, output_size=None):
     if (counts < 0).any():
         raise ValueError("repeat_interleave: repeats must be non-negative")
     index = np.repeat(np.arange(x.shape[d]), counts)
-    return I.getitem(x, (slice(None),) * d + (index,))
+    return indexing.getitem(x, (slice(None),) * d + (index,))
 
 
 def bmm(a, b):
@@ -94,7 +92,7 @@ def bmm(a, b):
                          f"{a.shape} and {b.shape}; use matmul for other shapes")
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"bmm: batch sizes differ: {a.shape} and {b.shape}")
-    return L.matmul(a, b)
+    return linalg.matmul(a, b)
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -108,7 +106,7 @@ def meshgrid(*tensors, indexing="ij"):
     for t in tensors:
         if t.ndim > 1:
             raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {t.shape}")
-    vectors = [S.reshape(t, -1) for t in tensors]
+    vectors = [shape_ops.reshape(t, -1) for t in tensors]
     order = list(range(len(vectors)))
     if indexing == "xy" and len(vectors) >= 2:
         order[0], order[1] = 1, 0
@@ -118,5 +116,5 @@ def meshgrid(*tensors, indexing="ij"):
         axis = order.index(k)
         view = [1] * len(shape)
         view[axis] = shape[axis]
-        grids.append(S.broadcast_to(S.reshape(v, *view), shape))
+        grids.append(shape_ops.broadcast_to(shape_ops.reshape(v, *view), shape))
     return tuple(grids)

@@ -341,3 +341,47 @@ def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step
     assert "MatMul" not in counts, counts
     for name, per_step in step_ops.items():
         assert counts[name] == runs * T * per_step, (name, counts)
+
+
+# ----------------------------------------------------------------- one sigmoid, one rounding
+def _gate_inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0.0, 3.0, (6, IN)).astype(np.float32)      # wide: many gates saturate
+    h = rng.normal(0.0, 1.0, (6, H)).astype(np.float32)
+    c = rng.normal(0.0, 1.0, (6, H)).astype(np.float32)
+    return ag.tensor(x), ag.tensor(h), ag.tensor(c)
+
+
+def test_lstm_gates_round_like_the_sigmoid_and_tanh_layers_in_float32():
+    cell = _perturb(nn.LSTMCell(IN, H))
+    x, h, c = _gate_inputs()
+    h1, c1 = cell(x, (h, c))
+    sigmoid, tanh = nn.Sigmoid(), nn.Tanh()
+    gates = ag.linear(x, cell.weight_ih, cell.bias_ih + cell.bias_hh) + h @ cell.weight_hh.T
+    i, f, g, o = gates.chunk(4, dim=1)
+    c_layers = sigmoid(f) * c + sigmoid(i) * tanh(g)
+    h_layers = sigmoid(o) * tanh(c_layers)
+    assert c1.dtype == np.float32
+    np.testing.assert_array_equal(c1.numpy(), c_layers.numpy())
+    np.testing.assert_array_equal(h1.numpy(), h_layers.numpy())
+
+
+def test_gru_gates_round_like_the_sigmoid_and_tanh_layers_in_float32():
+    cell = _perturb(nn.GRUCell(IN, H))
+    x, h, _ = _gate_inputs(1)
+    h1 = cell(x, h)
+    sigmoid, tanh = nn.Sigmoid(), nn.Tanh()
+    xr, xz, xn = ag.linear(x, cell.weight_ih, cell.bias_ih).chunk(3, dim=1)
+    hr, hz, hn = (h @ cell.weight_hh.T + cell.bias_hh).chunk(3, dim=1)
+    r, z = sigmoid(xr + hr), sigmoid(xz + hz)
+    n = tanh(xn + r * hn)
+    np.testing.assert_array_equal(h1.numpy(), (n + z * (h - n)).numpy())
+
+
+def test_sigmoid_keeps_float32_precision_for_large_negative_inputs():
+    x = np.array([-20.0, -50.0, -87.0, -100.0, 0.0, 20.0], np.float32)
+    y = ag.sigmoid(ag.tensor(x)).numpy()
+    exact = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y[:3], exact[:3], rtol=1e-6)     # 2.06e-9, 1.9e-22, 1.6e-38
+    assert y[3] == 0.0 and y[4] == 0.5 and y[5] == 1.0
