@@ -65,16 +65,14 @@ def _to_last(ndim, axis):
 
 
 def sigmoid_array(x):
-    """σ(x) = 1/(1 + e^(-x)) on an ndarray, in x's floating dtype: the one sigmoid formula, used
-    by the ``Sigmoid`` operation and the fused recurrent gates alike, so both round the same.
+    """σ(x) = 1/(1 + e^(-x)) on an ndarray: the one sigmoid formula, used by the ``Sigmoid``
+    operation and the fused recurrent gates alike, so a gate rounds like an ``nn.Sigmoid``.
 
-    Accurate to the last bit also for large negative x (σ(-20) = 2.06e-9 in float32, where
-    ½(1 + tanh(x/2)) gives 0). Below about -88 (float32) e^(-x) overflows to inf and σ rounds
-    to 0, its correct limit; that overflow is expected, so its warning is silenced."""
-    with np.errstate(over="ignore"):
-        y = np.asarray(np.exp(-x))
-    y += 1
-    return np.reciprocal(y, out=y)
+    Written with e = e^(-|x|) ≤ 1, which never overflows: σ(x) = 1/(1 + e) for x ≥ 0 and
+    e/(1 + e) for x < 0, so σ keeps full relative precision for large negative x (σ(-20) =
+    2.06e-9 in float32, where ½(1 + tanh(x/2)) gives 0)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x < 0, e, 1) / (1 + e)
 
 
 def _numpy_erf(x):
