@@ -45,7 +45,8 @@ class UninitializedParameter(Parameter):
 
     shape = property(lambda self: _refuse("shape"))
     ndim = property(lambda self: _refuse("ndim"))
-    data = property(lambda self: _refuse("data"), lambda self, value: _refuse("data"))
+    # ``.data`` is an empty tensor, as PyTorch's: ``lazy.weight.data.normal_(0, 0.01)``
+    # before the first call changes nothing (the textbook's LinearRegression does this).
 
 
 def _refuse(name):

@@ -39,6 +39,9 @@ TOPICS = {
            "positional encoding", "encoder–decoder", "reverse", "gpt", "generat"],
     "10": ["linear autoencoder is pca", "deep autoencoder", "denoising", "sparse"],
     "11": ["latent-variable", "elbo", "reparameteris", "kl", "samples", "latent space"],
+    "14": ["from dagrad import torch, d2l", "add_to_class", "lazylinear", ".data.normal_",
+           "torch.no_grad", "softmax regression", "dropout", "lenet", "stand_in",
+           "grads=true"],
 }
 
 # Code that reaches for the network, or installs packages, in a notebook's cells.

@@ -65,14 +65,23 @@ def test_an_optimizer_made_before_the_first_call_updates_the_materialised_parame
     assert not np.allclose(before, model[0].weight.numpy())
 
 
-@pytest.mark.parametrize("use", [lambda p: p.numel(), lambda p: p.shape, lambda p: p.data,
-                                 lambda p: p * 2, lambda p: p.numpy()])
+@pytest.mark.parametrize("use", [lambda p: p.numel(), lambda p: p.shape, lambda p: p * 2,
+                                 lambda p: p.numpy()])
 def test_an_uninitialised_parameter_refuses_to_be_used(use):
     layer = nn.LazyConv1d(4, 3)
     with pytest.raises(ValueError, match="uninitialized parameter.*call the model on a batch"):
         use(layer.weight)
     with pytest.raises(ValueError, match="uninitialized parameter"):
         layer.state_dict()
+
+
+def test_writing_through_data_before_the_first_call_changes_nothing_as_in_pytorch():
+    layer = nn.LazyLinear(1)
+    layer.weight.data.normal_(0, 0.01)
+    layer.bias.data.fill_(0)
+    assert layer.weight.data.shape == (0,)
+    layer(ag.ones(2, 3))
+    assert layer.weight.shape == (1, 3) and layer.bias.shape == (1,)
 
 
 def test_unbatched_inputs_and_batch_norm_1d():
