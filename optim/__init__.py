@@ -12,6 +12,7 @@ from . import lr_scheduler, testfunctions
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop

@@ -92,8 +92,29 @@ result = {"total": total, "grad": a.grad, "text": float(s), "z": z,
 """
 
 
-@pytest.mark.parametrize("program", [DEVICE_IDIOMS, DATA_IDIOMS, MISSING_FUNCTIONS],
-                         ids=["devices", "data", "missing_functions"])
+LBFGS_FIT = """
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)).double()
+model.load_state_dict({k: torch.tensor(v, dtype=torch.float64) for k, v in weights.items()})
+X, Y = torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
+optimizer = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=10, history_size=5,
+                              line_search_fn="strong_wolfe")
+
+def closure():
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(X), Y)
+    loss.backward()
+    return loss
+
+losses = [optimizer.step(closure).item() for _ in range(3)]
+result = {"losses": losses, "w": model[0].weight}
+"""
+
+
+@pytest.mark.parametrize("program", [DEVICE_IDIOMS, DATA_IDIOMS, MISSING_FUNCTIONS, LBFGS_FIT],
+                         ids=["devices", "data", "missing_functions", "lbfgs"])
 def test_program_matches_pytorch(program):
     compare(program, x=X, y=Y, weights=WEIGHTS)
 
