@@ -17,6 +17,8 @@ Everything here is an alias of the implementation in ``dagrad.autograd``, ``dagr
 ``dagrad.optim``: the facade adds names, never behaviour. A PyTorch name dagrad does not have
 (CUDA, ``torch.compile``, ...) raises ``NotInDagradError`` naming it.
 """
+import builtins as _builtins
+
 import numpy as _np
 
 from dagrad.autograd import *  # noqa: F401,F403  (tensor functions, grad mode, random)
@@ -61,13 +63,13 @@ def numel(x):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return a.allclose(b, rtol=rtol, atol=atol) if not equal_nan else bool(
+    return a.allclose(b, rtol=rtol, atol=atol) if not equal_nan else _builtins.bool(
         _np.allclose(a.numpy(), _np.asarray(b), rtol=rtol, atol=atol, equal_nan=True))
 
 
 def equal(a, b):
     """True when both tensors have the same shape and elements."""
-    return a.shape == b.shape and bool((a.numpy() == b.numpy()).all())
+    return a.shape == b.shape and _builtins.bool((a.numpy() == b.numpy()).all())
 
 
 __getattr__ = forward_to("torch", hints={

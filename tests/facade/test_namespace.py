@@ -109,6 +109,14 @@ def test_data_loader_accepts_worker_arguments_and_builds_batches_itself():
         DataLoader(data, num_workers=-1)
 
 
+def test_equal_and_allclose():
+    a = torch.tensor([1.0, float("nan")])
+    assert torch.equal(torch.ones(2), torch.ones(2)) and not torch.equal(torch.ones(2),
+                                                                         torch.ones(3))
+    assert torch.allclose(a, a, equal_nan=True) and not torch.allclose(a, a)
+    assert torch.numel(torch.zeros(2, 3)) == 6 and torch.Size([2, 3]) == (2, 3)
+
+
 def test_from_numpy_shares_memory_and_format_uses_the_number():
     array = np.zeros(3, dtype=np.float32)
     t = torch.from_numpy(array)
