@@ -72,6 +72,26 @@ def equal(a, b):
     return a.shape == b.shape and _builtins.bool((a.numpy() == b.numpy()).all())
 
 
-__getattr__ = forward_to("torch", hints={
+_find = forward_to("torch", hints={
     "compile": "dagrad runs eagerly; call the model directly",
     "jit": "dagrad runs eagerly; call the model directly"})
+
+
+def __getattr__(name):
+    """A name of autograd's; else, as PyTorch defines most functions twice, ``torch.f(x, ...)``
+    is the Tensor method ``x.f(...)`` (``torch.isnan``, ``torch.dot``, ``torch.eq``, ...); else
+    ``NotInDagradError``."""
+    try:
+        return _find(name)
+    except NotInDagradError:
+        method = None if name.startswith("_") or name.endswith("_") else getattr(Tensor, name,
+                                                                                   None)
+        if not callable(method):
+            raise
+
+    def function(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, ...)`` is ``input.{name}(...)``."
+    return function

@@ -109,6 +109,15 @@ def test_data_loader_accepts_worker_arguments_and_builds_batches_itself():
         DataLoader(data, num_workers=-1)
 
 
+def test_functions_that_pytorch_also_has_as_methods():
+    x = torch.tensor([1.0, float("nan"), 4.0])
+    assert torch.isnan(x).tolist() == [False, True, False]
+    assert torch.dot(torch.ones(3), torch.arange(3.0)).item() == 3.0
+    assert torch.eq(torch.ones(2), 1).all() and torch.rsqrt(torch.tensor(4.0)).item() == 0.5
+    with pytest.raises(NotImplementedError, match="torch.fft: dagrad does not have it"):
+        torch.fft
+
+
 def test_equal_and_allclose():
     a = torch.tensor([1.0, float("nan")])
     assert torch.equal(torch.ones(2), torch.ones(2)) and not torch.equal(torch.ones(2),
