@@ -19,6 +19,7 @@ from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_li
                        randperm, tensor, zeros, zeros_like)
 from .device import device
 from .engine import backward, grad
+from .custom_function import CustomFunction
 from .function import Function, unbroadcast
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
                         set_grad_enabled)

@@ -1,0 +1,98 @@
+"""``CustomFunction``: PyTorch's way of writing an operation (``torch.autograd.Function``).
+
+PyTorch code defines custom operations with static methods on Tensors::
+
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            y, = ctx.saved_tensors
+            return grad_output * y
+
+    y = Exp.apply(x)
+
+dagrad's own operations (``Function``) compute on ndarrays; this class runs the PyTorch form on
+top of one: each subclass gets a ``Function`` whose forward wraps the arrays as Tensors, calls
+the user's ``forward`` without recording, and passes what ``save_for_backward`` received to
+``ctx.save`` (the output as ``output=``), so saved tensors are checked for in-place changes and
+freed like any operation's. ``backward`` gets Tensors; under ``create_graph=True`` it is
+recorded, so a backward written with Tensor operations has higher derivatives too.
+"""
+from .function import Function
+from .grad_mode import no_grad
+from .tensor import Tensor
+
+
+class _Node(Function):
+    """The dagrad operation behind one ``CustomFunction`` subclass (``user``)."""
+
+    user = None
+
+    @property
+    def name(self):
+        return self.user.__name__
+
+    def save_for_backward(ctx, *tensors):
+        ctx.to_save = tensors
+
+    @property
+    def saved_tensors(ctx):
+        saved = [s if isinstance(s, Tensor) else Tensor._make(s, None) for s in ctx.saved]
+        return tuple(saved[k] for k in ctx.saved_order)
+
+    def mark_non_differentiable(ctx, *tensors):
+        """Accepted for PyTorch code; dagrad tells non-differentiable outputs by dtype."""
+
+    def set_materialize_grads(ctx, value):
+        """Accepted for PyTorch code: gradients are always materialised here."""
+
+    def forward(ctx, *arrays):
+        ctx.to_save = ()
+        inputs = [Tensor._make(a, None) if hasattr(a, "dtype") and hasattr(a, "shape") else a
+                  for a in arrays]
+        with no_grad():
+            out = ctx.user.forward(ctx, *inputs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{ctx.name}.forward must return one Tensor, got "
+                            f"{type(out).__name__} (several outputs are not supported)")
+        others = [t for t in ctx.to_save if t is not out]
+        order, k = [], 0
+        for t in ctx.to_save:
+            order.append(len(others) if t is out else k)
+            k += t is not out
+        ctx.saved_order = order
+        ctx.save(*[t._data for t in others],
+                 output=out._data if any(t is out for t in ctx.to_save) else None)
+        del ctx.to_save
+        return out._data
+
+    def backward(ctx, grad):
+        if ctx.differentiable:
+            grads = ctx.user.backward(ctx, grad)
+        else:
+            with no_grad():
+                grads = ctx.user.backward(ctx, Tensor._make(grad, None))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if ctx.differentiable:
+            return grads
+        return tuple(g._data if isinstance(g, Tensor) else g for g in grads)
+
+
+class CustomFunction:
+    """Base class for operations written as PyTorch's ``torch.autograd.Function``: static
+    ``forward(ctx, *inputs)`` and ``backward(ctx, *grad_outputs)`` on Tensors, with
+    ``ctx.save_for_backward`` / ``ctx.saved_tensors`` / ``ctx.needs_input_grad``; call it with
+    ``apply``. One Tensor output per operation."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._node = type(cls.__name__, (_Node,), {"user": cls})
+
+    @classmethod
+    def apply(cls, *inputs):
+        return cls._node.apply(*inputs)
