@@ -14,9 +14,9 @@ import numpy as np
 
 from .tensor import Tensor  # first: the operations import it  # isort: skip
 from . import functional
-from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
-                       normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                       randperm, tensor, zeros, zeros_like)
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                       linspace, normal, ones, ones_like, rand, rand_like, randint, randn,
+                       randn_like, randperm, tensor, zeros, zeros_like)
 from .device import device
 from .engine import backward, grad
 from .custom_function import CustomFunction
@@ -33,8 +33,8 @@ from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, 
                             norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
                         reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
-from .ops.composed import (bmm, cosh, meshgrid, narrow, repeat_interleave, sign, sinh, square,
-                           tril, triu)
+from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, floor, meshgrid, narrow,
+                           repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed
 from .memory import keep_freed_memory
 

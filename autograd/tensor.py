@@ -687,6 +687,27 @@ class Tensor:
     def narrow(self, dim, start, length):
         return composed.narrow(self, dim, start, length)
 
+    def floor(self):
+        return composed.floor(self)
+
+    def ceil(self):
+        return composed.ceil(self)
+
+    def round(self, decimals=0):
+        return composed.round(self, decimals)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return composed.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return composed.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return composed.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim, dtype=None):
+        return composed.cumsum(self, dim, dtype)
+
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)
 

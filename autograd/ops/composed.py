@@ -4,6 +4,8 @@ PyTorch has these under its own names (``torch.sinh``, ``torch.tril``, ``torch.b
 none needs a fused kernel, so each is a short composition and its derivative is the chain rule
 over ``exp``, ``where``, ``getitem`` and ``matmul``.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from ..args import normalize_dim
@@ -27,13 +29,79 @@ def square(x):
     return x * x
 
 
-def sign(x):
-    """-1, 0 or 1 by the sign of each element. Its derivative is 0 everywhere; as in PyTorch
-    the result stays in the graph when ``x`` requires grad (``where`` with a mask that never
+def _piecewise_constant(x, values):
+    """``values`` (computed from x's array) as a result whose derivative is 0 everywhere; as in
+    PyTorch it stays in the graph when ``x`` requires grad (``where`` with a mask that never
     picks ``x`` gives exactly that zero gradient)."""
-    signs = np.sign(x._data)
-    return elementwise.where(np.zeros(x.shape, dtype=bool), x, signs) if x.requires_grad else \
-        Tensor._make(signs, None)
+    if not x.requires_grad:
+        return Tensor._make(values, None)
+    return elementwise.where(np.zeros(x.shape, dtype=bool), x, values)
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of each element; derivative 0."""
+    return _piecewise_constant(x, np.sign(x._data))
+
+
+def floor(x):
+    """The largest integer <= x, elementwise (same dtype); derivative 0."""
+    return _piecewise_constant(x, np.floor(x._data))
+
+
+def ceil(x):
+    """The smallest integer >= x, elementwise; derivative 0."""
+    return _piecewise_constant(x, np.ceil(x._data))
+
+
+def round(x, decimals=0):
+    """x rounded to ``decimals`` places, halves to even (as PyTorch); derivative 0."""
+    return _piecewise_constant(x, np.round(x._data, decimals))
+
+
+SortResult = namedtuple("SortResult", ["values", "indices"])
+
+
+def argsort(x, dim=-1, descending=False, stable=False):
+    """The indices that sort ``x`` along ``dim`` (int64)."""
+    d = normalize_dim(dim, x.ndim, "argsort")
+    data = -x._data if descending else x._data
+    order = np.argsort(data, axis=d, kind="stable" if stable or descending else None)
+    return Tensor._make(order.astype(np.int64), None)
+
+
+def sort(x, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` of ``x`` sorted along ``dim``; the gradient of ``values`` goes
+    back to the positions the values came from (a gather)."""
+    indices = argsort(x, dim, descending, stable)
+    d = normalize_dim(dim, x.ndim, "sort")
+    return SortResult(indexing.gather(x, d, indices) if x.ndim else x, indices)
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) entries along ``dim`` and their indices; the gradient of
+    the values goes back to where they came from."""
+    d = normalize_dim(dim, x.ndim, "topk")
+    if not 0 <= k <= (x.shape[d] if x.ndim else 1):
+        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape {x.shape}")
+    indices = argsort(x, d, descending=largest, stable=True)
+    indices = Tensor._make(np.take(indices._data, np.arange(k), axis=d), None)
+    return SortResult(indexing.gather(x, d, indices), indices)
+
+
+def cumsum(x, dim, dtype=None):
+    """Running sums along ``dim``: yᵢ = Σ_{j<=i} xⱼ, written as a product with an upper
+    triangular matrix of ones (U[j, i] = 1 for j <= i), so dL/dx = dL/dy Uᵀ: the running
+    sums from the end."""
+    d = normalize_dim(dim, x.ndim, "cumsum")
+    if dtype is not None:
+        x = elementwise.cast(x, dtype)
+    if not np.issubdtype(x.dtype, np.floating):
+        return Tensor._make(np.cumsum(x._data, axis=d), None)
+    n = x.shape[d] if x.ndim else 1
+    upper = Tensor._make(np.triu(np.ones((n, n), dtype=x.dtype)), None)
+    moved = shape_ops.transpose(x, d, -1) if x.ndim > 1 else x
+    out = linalg.matmul(moved if x.ndim else shape_ops.reshape(x, 1), upper)
+    return shape_ops.transpose(out, d, -1) if x.ndim > 1 else shape_ops.reshape(out, x.shape)
 
 
 def _triangle(x, diagonal, upper, op):

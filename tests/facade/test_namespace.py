@@ -118,6 +118,28 @@ def test_functions_that_pytorch_also_has_as_methods():
         torch.fft
 
 
+def test_as_tensor_shares_memory_when_it_can():
+    array = np.arange(3.0, dtype=np.float32)
+    shared = torch.as_tensor(array)
+    array[0] = 7
+    assert shared[0].item() == 7
+    assert torch.as_tensor(array, dtype=torch.float64).dtype == torch.float64
+    t = torch.ones(2)
+    assert torch.as_tensor(t) is t and torch.as_tensor([1, 2]).dtype == torch.long
+
+
+def test_sort_topk_and_integer_cumsum_follow_pytorch():
+    real = pytest.importorskip("torch")
+    values = np.array([[3, 1, 2, 1], [0, 5, 5, 4]])
+    ours = torch.tensor(values).sort(dim=1, descending=True, stable=True)
+    theirs = real.tensor(values).sort(dim=1, descending=True, stable=True)
+    assert ours.values.tolist() == theirs.values.tolist()
+    assert ours.indices.tolist() == theirs.indices.tolist()
+    assert torch.topk(torch.tensor(values), 2).indices.tolist() == [[0, 2], [1, 2]]
+    assert torch.cumsum(torch.tensor(values), 1).tolist() == real.cumsum(
+        real.tensor(values), 1).tolist()
+
+
 def test_equal_and_allclose():
     a = torch.tensor([1.0, float("nan")])
     assert torch.equal(torch.ones(2), torch.ones(2)) and not torch.equal(torch.ones(2),
