@@ -9,7 +9,7 @@ derivative side by side) live in ``autograd/ops``.
 """
 import numpy as np
 
-from .device import CPU, parse_to_args
+from .device import CPU, check_device, parse_to_args
 from .versions import record_write
 
 DEFAULT_DTYPE = np.float32
@@ -499,6 +499,11 @@ class Tensor:
     def cpu(self):
         """This tensor (it is on the CPU already)."""
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        """Raises: dagrad has no GPU (the error says what to do instead)."""
+        check_device("cuda" if device is None else device if isinstance(device, str)
+                     else f"cuda:{device}", "Tensor.cuda")
 
     @property
     def device(self):

@@ -402,6 +402,11 @@ class Module:
         """This module (its parameters are on the CPU already)."""
         return self
 
+    def cuda(self, device=None):
+        """Raises: dagrad has no GPU (the error says what to do instead)."""
+        return self.to("cuda" if device is None else device if isinstance(device, str)
+                       else f"cuda:{device}")
+
     def float(self):
         """Cast floating-point parameters and buffers to float32."""
         return self.to(np.float32)

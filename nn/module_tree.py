@@ -30,6 +30,9 @@ def module_to_tree(module, where="<root>"):
             f"modules can be saved only for dagrad's own classes (loading never runs code "
             f"from a file, so it cannot rebuild a class it does not know). Save "
             f"model.state_dict() and load it into a new {cls.__qualname__}() instead.")
+    if any(type(p).__name__ == "UninitializedParameter" for p in module._parameters.values()):
+        raise TypeError(f"save: '{where}' is a lazy layer that has not seen an input yet; call "
+                        f"the model on a batch first, so its parameters exist")
     if module._forward_hooks or module._forward_pre_hooks:
         raise TypeError(f"save: '{where}' has forward hooks, which are code; remove them or "
                         f"save the state_dict()")

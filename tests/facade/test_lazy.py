@@ -84,6 +84,16 @@ def test_writing_through_data_before_the_first_call_changes_nothing_as_in_pytorc
     assert layer.weight.shape == (1, 3) and layer.bias.shape == (1,)
 
 
+def test_a_lazy_model_is_saved_once_it_has_seen_an_input(tmp_path):
+    from dagrad import torch
+    model = nn.Sequential(nn.LazyLinear(2))
+    with pytest.raises(TypeError, match="lazy layer that has not seen an input"):
+        torch.save(model, str(tmp_path / "m.pt"))
+    model(ag.ones(1, 3))
+    torch.save(model, str(tmp_path / "m.pt"))
+    assert torch.load(str(tmp_path / "m.pt"))[0].weight.shape == (2, 3)
+
+
 def test_unbatched_inputs_and_batch_norm_1d():
     conv = nn.LazyConv1d(2, 3)
     assert conv(ag.randn(5, 9)).shape == (2, 7) and conv.in_channels == 5

@@ -39,7 +39,8 @@ def test_the_cpu_is_the_only_device():
     lambda: torch.device("cuda"), lambda: torch.zeros(2, device="cuda"),
     lambda: torch.tensor([1.0], device="cuda:0"), lambda: torch.ones(2).to("cuda"),
     lambda: torch.ones(2).to(torch.device("mps")), lambda: nn.Linear(2, 1).to("cuda"),
-    lambda: torch.randn(2, device=0), lambda: torch.load("x.pt", map_location="cuda")])
+    lambda: torch.randn(2, device=0), lambda: torch.load("x.pt", map_location="cuda"),
+    lambda: torch.ones(2).cuda(), lambda: nn.Linear(2, 1).cuda(0)])
 def test_asking_for_a_gpu_raises_one_clear_error(make):
     with pytest.raises(RuntimeError, match="dagrad computes on the CPU only"):
         make()
