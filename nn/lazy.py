@@ -67,19 +67,30 @@ for _name in ("numel", "size", "dim", "numpy", "item", "tolist", "__array__", "_
 
 
 class LazyModule(Module):
-    """Base of the lazy layers: ``_build(input)`` returns the layer this one becomes, freshly
-    built for that input; the first call materialises into it."""
+    """Base of the lazy layers. A subclass reads the missing size from an input
+    (``_size_of(input)``) or from a saved weight (``_size_in(state)``), and ``_build(size)``
+    returns the layer it becomes; the first call (or ``load_state_dict``) materialises it."""
 
     def has_uninitialized_params(self):
         return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
 
-    def _build(self, input):
+    def _size_of(self, input):
+        raise NotImplementedError
+
+    def _size_in(self, state):
+        """The input size a saved state implies (``state``: name -> array), or None."""
+        raise NotImplementedError
+
+    def _build(self, size):
         raise NotImplementedError
 
     def initialize_parameters(self, input):
-        """Build the real layer for ``input``, move its values into our placeholders, and take
-        its class and attributes (PyTorch's ``cls_to_become``)."""
-        layer = self._build(input)
+        """Build the real layer for ``input`` and become it."""
+        self._become(self._build(self._size_of(input)))
+
+    def _become(self, layer):
+        """Move ``layer``'s values into our placeholders and take its class and attributes
+        (PyTorch's ``cls_to_become``)."""
         for name, placeholder in self._parameters.items():
             if placeholder is not None:
                 placeholder.materialize(layer._parameters[name]._data)
@@ -130,9 +141,15 @@ class LazyLinear(LazyModule):
         _placeholders(self, ["weight"], dtype=dtype)
         _placeholders(self, ["bias"], bias, dtype)
 
-    def _build(self, input):
+    def _size_of(self, input):
+        return input.shape[-1]
+
+    def _size_in(self, state):
+        return state["weight"].shape[1] if "weight" in state else None
+
+    def _build(self, in_features):
         bias, dtype = self._args
-        return Linear(input.shape[-1], self.out_features, bias, dtype)
+        return Linear(in_features, self.out_features, bias, dtype)
 
     def extra_repr(self):
         return f"in_features=0, out_features={self.out_features}, bias={self._args[0]}"
@@ -149,10 +166,21 @@ class _LazyConv(LazyModule):
         _placeholders(self, ["weight"], dtype=dtype)
         _placeholders(self, ["bias"], bias, dtype)
 
-    def _build(self, input):
+    def _size_of(self, input):
+        return _channels(input, self._spatial, type(self).__name__)
+
+    def _size_in(self, state):
+        if "weight" not in state:
+            return None
+        if self._layer is ConvTranspose2d:            # weight (in, out / groups, *kernel)
+            return state["weight"].shape[0]
+        args, kwargs = self._args                     # weight (out, in / groups, *kernel)
+        groups = kwargs.get("groups", args[4] if len(args) > 4 else 1)
+        return state["weight"].shape[1] * groups
+
+    def _build(self, in_channels):
         args, kwargs = self._args
-        channels = _channels(input, self._spatial, type(self).__name__)
-        return self._layer(channels, self.out_channels, *args, **kwargs)
+        return self._layer(in_channels, self.out_channels, *args, **kwargs)
 
     def extra_repr(self):
         return f"0, {self.out_channels}, kernel_size={self._args[0][0]}"
@@ -186,11 +214,20 @@ class _LazyBatchNorm(LazyModule):
         self._args = (eps, momentum, affine, track_running_stats, dtype)
         _placeholders(self, ["weight", "bias"], affine, dtype)
 
-    def _build(self, input):
+    def _size_of(self, input):
         if input.ndim < 2:
             raise ValueError(f"{type(self).__name__}: expected (N, C, ...) input, got shape "
                              f"{tuple(input.shape)}")
-        return self._layer(input.shape[1], *self._args)
+        return input.shape[1]
+
+    def _size_in(self, state):
+        for name in ("weight", "running_mean"):
+            if name in state:
+                return state[name].shape[0]
+        return None
+
+    def _build(self, num_features):
+        return self._layer(num_features, *self._args)
 
     def extra_repr(self):
         eps, momentum, affine, track, _ = self._args
@@ -206,3 +243,18 @@ class LazyBatchNorm1d(_LazyBatchNorm):
 class LazyBatchNorm2d(_LazyBatchNorm):
     """``BatchNorm2d`` whose ``num_features`` is ``input.shape[1]`` of the first input."""
     _layer = BatchNorm2d
+
+
+def materialize_from_state(model, state_dict):
+    """Before ``model.load_state_dict(state_dict)``: every lazy layer of ``model`` whose
+    weights are in ``state_dict`` takes the sizes they imply and becomes its layer, as
+    PyTorch's lazy modules do when a checkpoint is loaded before the first call."""
+    for path, module in list(model.named_modules()):
+        if not isinstance(module, LazyModule):
+            continue
+        prefix = path + "." if path else ""
+        state = {key[len(prefix):]: np.asarray(value) for key, value in state_dict.items()
+                 if key.startswith(prefix) and "." not in key[len(prefix):]}
+        size = module._size_in(state)
+        if size is not None:
+            module._become(module._build(size))

@@ -446,6 +446,8 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict: expected a dict of name -> array, got "
                             f"{type(state_dict).__name__}")
+        from .lazy import materialize_from_state   # lazy layers take the saved sizes
+        materialize_from_state(self, state_dict)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

@@ -100,3 +100,20 @@ def test_unbatched_inputs_and_batch_norm_1d():
     norm = nn.LazyBatchNorm1d(affine=False)
     assert norm(ag.randn(6, 4)).shape == (6, 4) and norm.num_features == 4
     assert norm.weight is None and norm.running_mean.shape == (4,)
+
+
+def test_loading_a_checkpoint_materialises_lazy_layers_with_its_sizes():
+    trained = nn.Sequential(nn.Conv2d(3, 4, 3, groups=1), nn.BatchNorm2d(4), nn.Flatten(),
+                            nn.Linear(36, 2), nn.ConvTranspose2d(5, 2, 2))
+    lazy = nn.Sequential(nn.LazyConv2d(4, 3), nn.LazyBatchNorm2d(), nn.Flatten(),
+                         nn.LazyLinear(2), nn.LazyConvTranspose2d(2, 2))
+    lazy.load_state_dict(trained.state_dict())
+    assert [type(m).__name__ for m in lazy] == ["Conv2d", "BatchNorm2d", "Flatten", "Linear",
+                                                "ConvTranspose2d"]
+    x = ag.randn(2, 3, 5, 5)
+    trained.eval(), lazy.eval()
+    np.testing.assert_array_equal(lazy[:4](x).numpy(), trained[:4](x).numpy())
+    assert lazy[4].in_channels == 5
+    grouped = nn.LazyConv1d(4, 3, groups=2)
+    grouped.load_state_dict(nn.Conv1d(6, 4, 3, groups=2).state_dict())
+    assert grouped.in_channels == 6
