@@ -18,6 +18,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        linspace, normal, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, tensor, zeros, zeros_like)
 from .device import device
+from .dtypes import promote_types, result_type
 from .engine import backward, grad
 from .custom_function import CustomFunction
 from .function import Function, unbroadcast

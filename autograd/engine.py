@@ -13,12 +13,15 @@ deep is fine):
 
 Every vertex is visited once and every edge once: O(vertices + edges).
 """
+import threading
+
 import numpy as np
 
 from .function import Function, LazyGrad, _check_finite, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .versions import WRITES, written_since
+from .ops.elementwise import cast
 from .xp import tensor_namespace
 
 
@@ -300,24 +303,36 @@ def _run_hooks(hooks, g):
     return g
 
 
+# Threads may run backward into the same leaves at once (e.g. data-parallel workers sharing a
+# model): the read-add-write of ``.grad`` must not interleave, or contributions are lost.
+_GRAD_LOCK = threading.Lock()
+
+
 def _accumulate_grad(t, g, create_graph, handed):
-    """``t.grad += g``, with ``g`` of t's dtype and shape; never hands one array to two tensors."""
+    """``t.grad += g`` atomically; ``.grad`` keeps t's dtype (a gradient of another dtype is
+    cast, never the accumulated sum upcast) and never shares an array with another tensor."""
+    dtype = t._data.dtype
     if create_graph:
         gt = g if isinstance(g, Tensor) else Tensor._make(g, None)
-        t.grad = gt if t.grad is None else t.grad + gt
+        if gt.dtype != dtype:
+            gt = cast(gt, dtype)
+        with _GRAD_LOCK:
+            t.grad = gt if t.grad is None else t.grad + gt
         return
     if type(g) is not np.ndarray:
         g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
     if g.shape != t._data.shape:
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
                            f"{t._data.shape}")
-    if t.grad is None:
-        if g.dtype != t._data.dtype or not g.flags.writeable or id(g) in handed:
-            g = g.astype(t._data.dtype, copy=True)
-        handed.add(id(g))
-        t.grad = Tensor._make(g, None)
-    else:
-        t.grad._data = t.grad._data + g
+    with _GRAD_LOCK:
+        if t.grad is None:
+            if g.dtype != dtype or not g.flags.writeable or id(g) in handed:
+                g = g.astype(dtype, copy=True)
+            handed.add(id(g))
+            t.grad = Tensor._make(g, None)
+        else:
+            old = t.grad._data
+            t.grad._data = np.add(old, g, dtype=old.dtype) if g.dtype != old.dtype else old + g
 
 
 def _vertex(t):

@@ -75,6 +75,11 @@ class Function:
         saved_names: the names of the constants saved as ``ctx.save(name=array)``.
         released: True once backward has freed them.
 
+    Set by the operation's class:
+        dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
+            (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
+            are.
+
     Set by the engine and by ``Tensor``:
         xp: the array namespace backward computes with (NumPy, or recorded operations under
             ``create_graph=True``; ``differentiable`` says which).
@@ -95,6 +100,7 @@ class Function:
     attrs = None
     hooks = None
     retained = None
+    dtype_rule = None
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named
@@ -133,11 +139,16 @@ class Function:
     def apply(cls, *inputs, **attrs):
         """Run the operation on ``inputs`` (Tensors or constants) and record it if needed.
 
-        Returns a Tensor. The node is recorded (``out.grad_fn``) only when grad mode is on and at
-        least one input requires a gradient.
+        Returns a Tensor. The operation's ``dtype_rule`` (PyTorch's type promotion, see
+        ``autograd.dtypes``) first converts or checks the inputs. The node is recorded
+        (``out.grad_fn``) only when grad mode is on and at least one input requires a gradient.
         """
         ctx = cls()
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        rule = cls.dtype_rule
+        if rule is None:
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        else:
+            inputs, arrays = rule(cls, inputs)
         try:
             out = ctx.forward(*arrays, **attrs)
         except (ValueError, TypeError) as e:

@@ -7,6 +7,8 @@ graph from a result back to the leaves and leaves dL/dleaf in each leaf's ``.gra
 The class holds data and dispatches to operations; the operations themselves (forward and local
 derivative side by side) live in ``autograd/ops``.
 """
+import operator
+
 import numpy as np
 
 from .device import CPU, check_device, parse_to_args
@@ -348,36 +350,37 @@ class Tensor:
     def __abs__(self):
         return elementwise.Abs.apply(self)
 
-    # comparisons: boolean results, never differentiable
+    # comparisons and logic: never differentiable; operands meet in their promoted dtype
+    # (x == np.float64(0.1) compares in x's float32, as PyTorch)
     def __eq__(self, other):
-        return Tensor._make(self._data == raw_data(other), None)
+        return _elementwise(operator.eq, self, other)
 
     def __ne__(self, other):
-        return Tensor._make(self._data != raw_data(other), None)
+        return _elementwise(operator.ne, self, other)
 
     def __lt__(self, other):
-        return Tensor._make(self._data < raw_data(other), None)
+        return _elementwise(operator.lt, self, other)
 
     def __le__(self, other):
-        return Tensor._make(self._data <= raw_data(other), None)
+        return _elementwise(operator.le, self, other)
 
     def __gt__(self, other):
-        return Tensor._make(self._data > raw_data(other), None)
+        return _elementwise(operator.gt, self, other)
 
     def __ge__(self, other):
-        return Tensor._make(self._data >= raw_data(other), None)
+        return _elementwise(operator.ge, self, other)
 
     def __invert__(self):
         return Tensor._make(~self._data, None)
 
     def __and__(self, other):
-        return Tensor._make(self._data & raw_data(other), None)
+        return _elementwise(operator.and_, self, other)
 
     def __or__(self, other):
-        return Tensor._make(self._data | raw_data(other), None)
+        return _elementwise(operator.or_, self, other)
 
     def __xor__(self, other):
-        return Tensor._make(self._data ^ raw_data(other), None)
+        return _elementwise(operator.xor, self, other)
 
     def eq(self, other):
         return self == other
@@ -753,6 +756,12 @@ def raw_data(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _elementwise(op, a, b):
+    """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
+    a, b = promote(raw_data(a), raw_data(b))
+    return Tensor._make(np.asarray(op(a, b)), None)
+
+
 def _index(index):
     """An indexing key with Tensors replaced by their arrays (for NumPy indexing)."""
     if isinstance(index, tuple):
@@ -772,5 +781,6 @@ class _HookHandle:
 
 
 # The operations import Tensor, so they are imported after it is defined.
+from .dtypes import promote  # noqa: E402
 from .ops import composed, elementwise, indexing, linalg, reduction  # noqa: E402
 from .ops import shape as shape_ops  # noqa: E402  ("shape" is an argument of reshape and view)

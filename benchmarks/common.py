@@ -41,14 +41,56 @@ def time_step(step, min_time=0.5, repeats=7, warmup=3):
     return statistics.median(samples)
 
 
-def training_step(model, loss_fn, optimizer, x, y):
-    """One training step, written once for dagrad and PyTorch (they share the API)."""
+def training_step(model, loss_fn, optimizer, x, y, forward=None):
+    """One training step, written once for dagrad and PyTorch (they share the API).
+
+    ``forward(model, x)`` gives the prediction (default ``model(x)``). For a dagrad model the
+    step is first checked once to compute in float32 throughout (``check_float32_step``)."""
+    forward = forward or _call
+
+    if type(model).__module__.startswith("dagrad."):
+        check_float32_step(model, loss_fn, x, y, forward)
+
     def step():
         optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
+        loss = loss_fn(forward(model, x), y)
         loss.backward()
         optimizer.step()
     return step
+
+
+def _call(model, x):
+    return model(x)
+
+
+def check_float32_step(model, loss_fn, x, y, forward=_call):
+    """Raise unless one forward and backward of a dagrad float32 training step keeps every
+    floating-point value in float32: each activation and each gradient on every edge of the
+    graph (``viz.trace``), and each parameter's ``.grad``. A float64 creeping in (NumPy's
+    default dtype) doubles the cost of what it touches, so a benchmark must not time it.
+    Leaves the parameters and their gradients as they were."""
+    from dagrad import viz
+    with viz.record():
+        loss = loss_fn(forward(model, x), y)
+    graph = viz.trace(loss, grads=True)
+    found = set()
+
+    def check(dtype, what, node):
+        if dtype is not None and dtype.kind == "f" and dtype != "float32":
+            found.add(f"{dtype} {what} {node.name}{f' in {node.module}' if node.module else ''}")
+
+    for node in graph.nodes:           # every activation, leaf and constant array
+        check(node.dtype, "output of", node)   # (a Python number has no dtype of its own)
+    for e in graph.edges:              # the gradient each use sends back
+        check(getattr(e.grad, "dtype", None), "gradient from", graph[e.dst])
+    loss.backward()
+    for name, p in model.named_parameters():
+        if p.grad is not None and p.grad.dtype != "float32":
+            found.add(f"{p.grad.dtype} gradient of parameter {name}")
+    model.zero_grad()
+    if found:
+        raise RuntimeError(f"{type(model).__name__}: the float32 training step computes in "
+                           f"another dtype: {'; '.join(sorted(found))}")
 
 
 def _status_kib(field):

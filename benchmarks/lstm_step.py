@@ -6,7 +6,7 @@ same maths, BPTT derived on paper, the weight gradients as one product over all 
 """
 import numpy as np
 
-from benchmarks.common import main
+from benchmarks.common import main, training_step
 
 T, BATCH, INPUT, HIDDEN = 32, 32, 64, 256
 LR = 0.01
@@ -24,15 +24,10 @@ def _problem():
     return state, x, y
 
 
-def _training_step(model, loss_fn, optimizer, x, y):
-    """One training step, written once: dagrad and PyTorch share the API."""
-    def step():
-        optimizer.zero_grad()
-        output, _ = model(x)
-        loss = loss_fn(output, y)
-        loss.backward()
-        optimizer.step()
-    return step
+def _outputs(model, x):
+    """The output sequence of a recurrent model (it also returns its final state)."""
+    output, _ = model(x)
+    return output
 
 
 def setup_dagrad():
@@ -43,7 +38,8 @@ def setup_dagrad():
     model = nn.LSTM(INPUT, HIDDEN)
     model.load_state_dict(state)
     optimizer = optim.SGD(model.parameters(), lr=LR)
-    return _training_step(model, nn.MSELoss(), optimizer, ag.tensor(x), ag.tensor(y))
+    return training_step(model, nn.MSELoss(), optimizer, ag.tensor(x), ag.tensor(y),
+                         forward=_outputs)
 
 
 def setup_torch():
@@ -52,8 +48,8 @@ def setup_torch():
     model = torch.nn.LSTM(INPUT, HIDDEN)
     model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    return _training_step(model, torch.nn.MSELoss(), optimizer, torch.from_numpy(x),
-                          torch.from_numpy(y))
+    return training_step(model, torch.nn.MSELoss(), optimizer, torch.from_numpy(x),
+                         torch.from_numpy(y), forward=_outputs)
 
 
 def _sigmoid(x):

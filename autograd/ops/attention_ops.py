@@ -8,6 +8,7 @@ return.
 """
 import numpy as np
 
+from ..dtypes import floating
 from ..function import Function
 from ..sums import sum_last
 from .linalg import _mT
@@ -45,6 +46,8 @@ class AttentionProbs(Function):
         dZ = P ⊙ (G - Σⱼ Gⱼ Pⱼ)          (Z = s · Q Kᵀ + M, the scores)
         dL/dQ = s · dZ K,   dL/dK = s · dZᵀ Q,   dL/dM = dZ (summed down to M's shape)
     """
+
+    dtype_rule = floating
 
     def forward(ctx, q, k, mask=None, scale=1.0):
         scores = q @ np.swapaxes(k, -1, -2)

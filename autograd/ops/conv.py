@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..dtypes import floating
 from ..function import Function
 from ..tensor import Tensor
 from ..xp import NUMPY
@@ -251,6 +252,8 @@ class Conv2d(Function):
     With horizontal stride 1 the columns use the wide-rows layout (see above); the gradient
     then gets zeros at the discarded positions, so they contribute nothing to dL/dW or dL/dx."""
 
+    dtype_rule = floating
+
     def forward(ctx, x, weight, bias=None, win=None, groups=1):
         ctx.win, ctx.groups = win, groups
         ctx.wide = win.stride[1] == 1
@@ -301,6 +304,8 @@ class ConvTranspose2d(Function):
     """y = fold(Wᵀ · x) + b, the transposed convolution (the adjoint of Conv2d in x):
     dL/dx = W · unfold(g) (a convolution of g),   dL/dW = Σ_n x[n] · unfold(g)[n]ᵀ,
     dL/db = Σ_(n,h,w) g.   x (N, C, H, W), W (C, O/groups, kh, kw) -> y (N, O, *win.size)."""
+
+    dtype_rule = floating
 
     def forward(ctx, x, weight, bias=None, win=None, groups=1):
         ctx.win, ctx.groups = win, groups

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from ..dtypes import (floating, promote, promote_inputs, promote_inputs_to_float,
+                      promote_power, promote_subtraction, to_float)
 from ..function import Function
 from ..tensor import Tensor, raw_data
 from ..xp import sigmoid_array
@@ -14,6 +16,8 @@ from ..xp import sigmoid_array
 
 class Add(Function):
     """z = a + b;   dz/da = 1,   dz/db = 1"""
+
+    dtype_rule = promote_inputs
 
     def forward(ctx, a, b):
         return a + b
@@ -25,6 +29,8 @@ class Add(Function):
 class Sub(Function):
     """z = a - b;   dz/da = 1,   dz/db = -1"""
 
+    dtype_rule = promote_subtraction
+
     def forward(ctx, a, b):
         return a - b
 
@@ -34,6 +40,8 @@ class Sub(Function):
 
 class Mul(Function):
     """z = a * b;   dz/da = b,   dz/db = a"""
+
+    dtype_rule = promote_inputs
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -47,6 +55,8 @@ class Mul(Function):
 
 class Div(Function):
     """z = a / b;   dz/da = 1/b,   dz/db = -a/b² = -z/b"""
+
+    dtype_rule = promote_inputs_to_float
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -75,8 +85,12 @@ class Pow(Function):
     dz/db = 0 where a = 0 and b >= 0 (not 0 · log 0); where a = 0 and b < 0 it is -inf.
     """
 
+    dtype_rule = promote_power
+
     def forward(ctx, a, b):
         out = a ** b
+        if out.dtype == np.int8 and a.dtype == np.bool_:   # NumPy's bool ** bool number
+            out = out.astype(np.bool_)
         ctx.save(a, b, output=out)
         return out
 
@@ -101,6 +115,8 @@ class Pow(Function):
 class Exp(Function):
     """y = exp(x);   dy/dx = exp(x) = y"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x):
         y = np.exp(x)
         ctx.save(output=y)
@@ -114,6 +130,8 @@ class Exp(Function):
 class Log(Function):
     """y = log(x);   dy/dx = 1/x"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x):
         ctx.save(x)
         return np.log(x)
@@ -125,6 +143,8 @@ class Log(Function):
 
 class Sqrt(Function):
     """y = √x;   dy/dx = 1/(2√x) = 1/(2y)"""
+
+    dtype_rule = to_float
 
     def forward(ctx, x):
         y = np.sqrt(x)
@@ -151,6 +171,8 @@ class Abs(Function):
 class Sin(Function):
     """y = sin x;   dy/dx = cos x"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x):
         ctx.save(x)
         return np.sin(x)
@@ -162,6 +184,8 @@ class Sin(Function):
 
 class Cos(Function):
     """y = cos x;   dy/dx = -sin x"""
+
+    dtype_rule = to_float
 
     def forward(ctx, x):
         ctx.save(x)
@@ -175,6 +199,8 @@ class Cos(Function):
 class Tanh(Function):
     """y = tanh x;   dy/dx = 1 - y²"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x):
         y = np.tanh(x)
         ctx.save(output=y)
@@ -187,6 +213,8 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     """y = σ(x) = 1/(1 + e^(-x));   dy/dx = y (1 - y)   (σ'(0) = 0.25)"""
+
+    dtype_rule = to_float
 
     def forward(ctx, x):
         y = sigmoid_array(x)
@@ -214,6 +242,8 @@ class Relu(Function):
 class LeakyRelu(Function):
     """y = x if x > 0 else s·x;   dy/dx = 1 if x > 0 else s"""
 
+    dtype_rule = floating
+
     def forward(ctx, x, negative_slope=0.01):
         ctx.save(x)
         ctx.slope = negative_slope
@@ -226,6 +256,8 @@ class LeakyRelu(Function):
 
 class Elu(Function):
     """y = x if x > 0 else α(eˣ - 1);   dy/dx = 1 if x > 0 else αeˣ = y + α"""
+
+    dtype_rule = floating
 
     def forward(ctx, x, alpha=1.0):
         ctx.save(x)
@@ -240,6 +272,8 @@ class Elu(Function):
 
 class Softplus(Function):
     """y = (1/β) log(1 + e^(βx)), and y = x where βx > threshold;   dy/dx = σ(βx)"""
+
+    dtype_rule = floating
 
     def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.save(x)
@@ -256,6 +290,8 @@ class Softplus(Function):
 class Erf(Function):
     """y = erf(x) = 2/√π ∫₀ˣ e^(-t²) dt;   dy/dx = 2/√π e^(-x²)"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x):
         ctx.save(x)
         return erf_array(x)
@@ -270,6 +306,8 @@ class Gelu(Function):
 
     ``approximate="tanh"``: y = x/2 (1 + tanh(√(2/π)(x + 0.044715 x³))), as PyTorch.
     """
+
+    dtype_rule = floating
 
     def forward(ctx, x, approximate="none"):
         ctx.save(x)
@@ -311,6 +349,8 @@ def erf_array(x):
 class Maximum(Function):
     """z = max(a, b);   the gradient goes to the larger input, split in half on ties (PyTorch)."""
 
+    dtype_rule = promote_inputs
+
     def forward(ctx, a, b):
         ctx.save(a, b)
         return np.maximum(a, b)
@@ -322,6 +362,8 @@ class Maximum(Function):
 
 class Minimum(Function):
     """z = min(a, b);   the gradient goes to the smaller input, split in half on ties (PyTorch)."""
+
+    dtype_rule = promote_inputs
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -407,6 +449,8 @@ class ClampTensor(Function):
         dy/dx = 1 where lo <= x <= hi (ties go to x),
         dy/dlo = 1 where x < lo (and lo < hi),   dy/dhi = 1 where x > hi (or hi < lo)."""
 
+    dtype_rule = promote_inputs
+
     def forward(ctx, x, lo, hi):
         out = x if lo is None else np.maximum(x, lo)
         out = out if hi is None else np.minimum(out, hi)
@@ -437,6 +481,7 @@ def clamp(x, min=None, max=None):
         raise ValueError("clamp: give at least one of min and max")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampTensor.apply(x, min, max)
+    x, min, max = promote(x, min, max)        # an int tensor clamped to 0.5 becomes float32
     return Clamp.apply(x, lo=min, hi=max)
 
 
@@ -526,7 +571,7 @@ def where(condition, a, b):
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be boolean, got {cond.dtype}")
-    return Where.apply(cond, a, b)
+    return Where.apply(cond, *promote(a, b))
 
 
 def pow(a, b):

@@ -1,6 +1,7 @@
 """Matrix products."""
 import numpy as np
 
+from ..dtypes import same_dtype
 from ..function import Function
 from ..sums import sum_leading
 
@@ -8,6 +9,8 @@ from ..sums import sum_leading
 class MatMul(Function):
     """C = A @ B (batched, broadcasting batch dimensions; 1-D operands as in NumPy);
     dL/dA = dL/dC @ Bᵀ,   dL/dB = Aᵀ @ dL/dC"""
+
+    dtype_rule = same_dtype
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -49,6 +52,8 @@ class Linear(Function):
     Leading dimensions of x are flattened into one, so each product is a single 2-D matrix
     product (NumPy runs a 3-D @ 2-D product as one small product per batch entry, ~1.5x slower).
     """
+
+    dtype_rule = same_dtype
 
     def forward(ctx, x, weight, bias=None):
         ctx.save(x, weight)

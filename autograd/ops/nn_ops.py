@@ -10,6 +10,7 @@ on the differentiable path they recompute what the fast path cached, from the in
 """
 import numpy as np
 
+from ..dtypes import floating
 from ..function import Function
 from ..sums import mean_last, sum_last
 from ..tensor import raw_data
@@ -43,6 +44,8 @@ class Normalize(Function):
         dL/dx = (ĝ - ⟨ĝ⟩ - x̂ ⟨ĝ ⊙ x̂⟩) / √(σ² + ε)
         dL/dγ = Σ g ⊙ x̂,      dL/dβ = Σ g       (summed down to γ's and β's shapes)
     """
+
+    dtype_rule = floating
 
     def forward(ctx, x, weight=None, bias=None, axes=(-1,), eps=1e-5, stats=None):
         xhat, rstd = _moments(x, axes, eps, stats)
@@ -88,6 +91,8 @@ class CrossEntropy(Function):
     ``reduction``: "none" gives ℓ (N,), "sum" Σ ℓ_n, "mean" Σ ℓ_n / Σ_n v_n w_{t_n} (PyTorch's
     weighted mean). log p = x - max - log Σ exp(x - max) never overflows.
     """
+
+    dtype_rule = floating
 
     def forward(ctx, x, target, weight=None, ignore_index=-100, label_smoothing=0.0,
                 reduction="mean"):

@@ -10,6 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..args import reduction
+from ..dtypes import floating, require_floating, to_float
 from ..function import Function
 from ..sums import sum_keep
 from ..tensor import Tensor, raw_data
@@ -134,6 +135,8 @@ class LogSumExp(Function):
     """y = log Σᵢ exp(xᵢ) (computed as m + log Σ exp(xᵢ - m), m = max);
     dy/dxᵢ = exp(xᵢ - y) = softmax(x)ᵢ"""
 
+    dtype_rule = to_float
+
     def forward(ctx, x, axis=None, keepdims=False):
         m = x.max(axis=axis, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
@@ -151,6 +154,8 @@ class LogSumExp(Function):
 class Softmax(Function):
     """yᵢ = exp(xᵢ) / Σⱼ exp(xⱼ) along ``axis``;   dL/dx = y ⊙ (g - Σⱼ gⱼ yⱼ)"""
 
+    dtype_rule = floating
+
     def forward(ctx, x, axis=-1):
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         y = e / sum_keep(e, axis)
@@ -165,6 +170,8 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     """yᵢ = xᵢ - log Σⱼ exp(xⱼ) along ``axis``;   dL/dx = g - softmax(x) Σⱼ gⱼ"""
+
+    dtype_rule = floating
 
     def forward(ctx, x, axis=-1):
         shifted = x - x.max(axis=axis, keepdims=True)
@@ -190,14 +197,14 @@ def sum(x, dim=None, keepdim=False):
 @reduction()
 def mean(x, dim=None, keepdim=False):
     """Arithmetic mean over ``dim``."""
-    if not np.issubdtype(x.dtype, np.floating):
-        raise TypeError(f"mean: needs a floating-point tensor, got {x.dtype}; call .float()")
+    require_floating("mean", x)
     return Mean.apply(x, axis=dim, keepdims=bool(keepdim))
 
 
 @reduction()
 def var(x, dim=None, keepdim=False, *, correction=1, unbiased=None):
     """Variance Σ(x - x̄)² / (n - correction); ``correction=1`` (Bessel) is PyTorch's default."""
+    require_floating("var", x)
     if unbiased is not None:
         correction = 1 if unbiased else 0
     n = x.numel() if dim is None else int(np.prod([x.shape[a] for a in dim]))
@@ -312,6 +319,7 @@ def log_softmax(x, dim=-1):
 @reduction()
 def norm(x, p=2, dim=None, keepdim=False):
     """Vector p-norm (Σ|x|ᵖ)^(1/p) over ``dim`` (all elements by default)."""
+    require_floating("norm", x)
     if p == 2:
         return SafeSqrt.apply(sum(x * x, dim, keepdim))
     if p == 1:

@@ -14,6 +14,7 @@ helper, so the maths is written once).
 """
 import numpy as np
 
+from ..dtypes import floating
 from ..function import Function, ProductGrad
 from ..xp import NUMPY
 from .linalg import _mT
@@ -67,6 +68,8 @@ class LSTMCellState(Function):
         dL/dc₀ = ḡ ⊙ f + dãᵢ ⊙ pᵢ + dã_f ⊙ p_f,     dpᵢ = Σ dãᵢ ⊙ c₀,   dp_f = Σ dã_f ⊙ c₀
     """
 
+    dtype_rule = floating
+
     def forward(ctx, gates, c_prev, peephole=None):
         i, f, g = _lstm_input_forget(NUMPY, gates, c_prev, peephole)
         ctx.save(gates, c_prev, peephole, i=i, f=f, g=g)
@@ -103,6 +106,8 @@ class LSTMCellOutput(Function):
         dL/dc = h̄ ⊙ o ⊙ (1 - τ²) + dã_o ⊙ p_o,     dp_o = Σ dã_o ⊙ c
     """
 
+    dtype_rule = floating
+
     def forward(ctx, gates, c, peephole=None):
         o, tc = _lstm_output(NUMPY, gates, c, peephole)
         ctx.save(gates, c, peephole, o=o, tanh_c=tc)
@@ -137,6 +142,8 @@ class RecurrentGates(Function):
 
         dL/da_x = ḡ (summed to a_x's shape),   dL/dh = ḡ W,   dL/dW = ḡᵀ h
     """
+
+    dtype_rule = floating
 
     def forward(ctx, x, h, weight, weight_t=None):
         out = h @ (weight.T if weight_t is None else weight_t)
@@ -177,6 +184,8 @@ class GRUCell(Function):
         dñ = h̄ ⊙ (1 - z) ⊙ (1 - n²),   dz̃ = h̄ ⊙ (h₀ - n) ⊙ z(1 - z),   dr̃ = dñ ⊙ h_n ⊙ r(1 - r)
         dL/dxg = [dr̃, dz̃, dñ],   dL/dhg = [dr̃, dz̃, dñ ⊙ r],   dL/dh₀ = h̄ ⊙ z
     """
+
+    dtype_rule = floating
 
     def forward(ctx, xg, hg, h_prev):
         r, z, n, hn = _gru_gates(NUMPY, xg, hg)

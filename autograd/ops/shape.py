@@ -3,6 +3,7 @@ moves the gradient back (reshape back, transpose back, slice out, sum the copies
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
+from ..dtypes import promote_inputs
 from ..function import Function
 from ..tensor import Tensor
 
@@ -43,6 +44,8 @@ class BroadcastTo(Function):
 class Cat(Function):
     """y = [x₁, x₂, ...] joined along ``axis``;   dL/dxₖ = the slice of dL/dy that xₖ filled"""
 
+    dtype_rule = promote_inputs
+
     def forward(ctx, *xs, axis=0):
         ctx.axis = axis
         ctx.bounds = np.cumsum([0] + [x.shape[axis] for x in xs])
@@ -56,6 +59,8 @@ class Cat(Function):
 
 class Stack(Function):
     """y = [x₁, x₂, ...] stacked along a new ``axis``;   dL/dxₖ = dL/dy[..., k, ...]"""
+
+    dtype_rule = promote_inputs
 
     def forward(ctx, *xs, axis=0):
         ctx.axis, ctx.n = axis, len(xs)

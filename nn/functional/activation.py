@@ -2,6 +2,7 @@
 
 from dagrad import autograd as ag
 from dagrad.autograd.args import normalize_dim
+from dagrad.autograd.dtypes import require_floating
 
 from ._util import as_tensor
 
@@ -42,6 +43,7 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     """x σ(x) (also called swish)."""
     x = as_tensor(input)
+    require_floating("silu", x)
     return x * ag.sigmoid(x)
 
 

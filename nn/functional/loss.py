@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.dtypes import require_floating
 from dagrad.autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
 
 from ._util import as_array, as_tensor, check_reduction, reduce
@@ -30,6 +31,7 @@ def _check_same_shape(x, y, op):
 def _pair(input, target, op, reduction):
     check_reduction(reduction, op)
     x, y = as_tensor(input), as_tensor(target)
+    require_floating(op, x)
     _check_same_shape(x, y, op)
     return x, y
 
@@ -157,6 +159,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     op = "nll_loss"
     check_reduction(reduction, op)
     x, target, unbatched = _batched(input, target, op)
+    require_floating(op, x)
     flat, t, shape = _class_targets(x, target, ignore_index, op)
     w = _class_weight(weight, x.shape[1], x.dtype, op)
     valid = t != ignore_index
@@ -235,6 +238,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
     op = "kl_div"
     check_reduction(reduction, op, extra=("batchmean",))
     x, t = as_tensor(input), as_tensor(target)
+    require_floating(op, x)
     _check_same_shape(x, t, op)
     if log_target:
         loss = ag.exp(t) * (t - x)

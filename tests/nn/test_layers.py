@@ -143,7 +143,7 @@ def test_batchnorm_running_statistics_match_pytorch_after_several_steps(momentum
 
 def test_batchnorm_uses_batch_statistics_in_train_and_running_ones_in_eval():
     bn = nn.BatchNorm1d(2)
-    x = ag.tensor(np.array([[1.0, 10.0], [3.0, 30.0]]))
+    x = ag.tensor([[1.0, 10.0], [3.0, 30.0]])           # float32, as the layer
     y_train = bn(x).numpy()
     np.testing.assert_allclose(y_train.mean(0), 0, atol=1e-6)   # normalised by the batch
     np.testing.assert_allclose(bn.running_mean.numpy(), [0.2, 2.0], rtol=1e-6)
