@@ -25,8 +25,11 @@ its gradient comes back in its own dtype) and NumPy scalars become Python number
 **Rules of the operations** (a ``Function`` names one in its ``dtype_rule`` attribute; ``apply``
 runs it on the inputs before ``forward``):
 
-* ``promote``: arithmetic, ``maximum``/``minimum``, ``where``, ``clamp``, ``cat``/``stack``;
-* ``promote_to_float``: true division (``promote``, then integers and bools give float32);
+* ``promote_inputs``: ``+ *``, ``maximum``/``minimum``, ``clamp`` with tensor bounds,
+  ``cat``/``stack`` (``where`` and ``clamp`` with numbers call ``promote`` themselves);
+* ``promote_subtraction``, ``promote_power``: the same, refusing what PyTorch refuses (a bool
+  tensor in ``-``, a bool raised to a bool tensor);
+* ``promote_inputs_to_float``: true division (integers and bools give float32);
 * ``to_float``: functions defined on real numbers only (exp, log, sqrt, sin, cos, tanh, sigmoid,
   erf, logsumexp) compute an integer or bool input in float32, as PyTorch;
 * ``floating``: operations PyTorch refuses on integers (softmax, gelu, layer norm,
@@ -58,6 +61,8 @@ def promote_types(a, b):
     """The dtype of an operation on two tensors of dtypes ``a`` and ``b`` (None: absent): the
     higher category wins outright (int64 with float32 is float32, not NumPy's float64); within
     a category the wider dtype."""
+    a = None if a is None else np.dtype(a)
+    b = None if b is None else np.dtype(b)
     if a is None or a == b:
         return b
     if b is None:
