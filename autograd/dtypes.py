@@ -234,7 +234,9 @@ def to_float(op, inputs):
         dt = array.dtype
         if dt is _F32 or dt is _F64 or dt.kind == "f":
             return inputs, (array,) + tuple(inputs[1:])
-    array = as_array(x)
+    # A number keeps its full precision (a backward formula's log(2) must stay float64; as a
+    # 0-d value it never raises a tensor's precision anyway); integers become float32.
+    array = x._data if isinstance(x, Tensor) else np.asarray(x)
     if array.dtype.kind != "f":
         array = array.astype(_DEFAULT)
     inputs = (Tensor._make(array, None),) + tuple(inputs[1:])
