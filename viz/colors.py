@@ -1,13 +1,15 @@
 """Edge colours by gradient magnitude on a log scale, and the legend that explains them.
 
 Magnitude of an edge gradient δ = its root mean square, √(mean δ²): per element, so large
-tensors are not red just for being large. Colours run from dark blue (smallest in the graph)
-through purple and magenta to orange (largest), each readable on white; zero gradients grey.
+tensors are not bright just for being large. Colours follow viridis, a colour-blind-safe map
+whose lightness rises steadily: dark purple (smallest in the graph) through blue and teal to
+green (largest), cut before its pale yellow end, which is invisible on white; zero gradients
+grey.
 """
 import numpy as np
 
-# Stops of matplotlib's "plasma" map, cut before its pale yellow end (invisible on white).
-STOPS = ["#0d0887", "#5302a3", "#8b0aa5", "#b83289", "#db5c68", "#f48849"]
+# Stops of matplotlib's "viridis" map, cut before its pale yellow end.
+STOPS = ["#440154", "#414487", "#2a788e", "#22a884", "#7ad151"]
 ZERO = "#9e9e9e"
 NONE = "#444444"
 

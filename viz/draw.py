@@ -9,22 +9,28 @@ Reading the picture:
   elements, else its mean and norm) and, with ``grads=True``, the gradient δ flowing back along
   that one edge; a tensor used twice has two edges with their own δ, and its node shows their
   sum Σδ (multiple use: sum the incoming δ's);
-* edge colour and width follow √mean(δ²) on a log scale (legend at the bottom): vanishing
-  gradients are dark blue and thin, large ones orange and thick, zero ones grey.
+* edge colour and width follow the root mean square of δ, √mean(δ²), on a log scale (legend
+  at the bottom; the seed δ = 1 into the output does not set the range): vanishing gradients
+  are dark purple and thin, large ones green and thick, zero ones grey and dashed.
+
+Labels stay short: a tensor with at most 3 elements is written in full, a larger one as its
+shape and one number (its root mean square, the statistic of the colour scale); the full values
+are in each box's and edge's tooltip (hover).
 """
+import warnings
+
 from . import colors
 from . import labels as L
 from .render import digraph
 from .trace import Graph, trace
 
 MAX_NODES = 400
+WARN_NODES = 3000          # beyond this, a picture is neither fast to lay out nor readable
 FILL = {"op": "#ffffff", "param": "#ffd8a8", "input": "#cfe8fc", "const": "#f2f2f2",
         "output": "#c8f0d0", "box": "#e6dcf5"}
-KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input (requires grad)",
+KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input",
               "const": "constant", "output": "output", "box": "module (collapsed)"}
-HIGHLIGHT = "#fff176"
-HIDDEN = "transparent"     # text that keeps its space but is not shown yet (step-through)
-MUTED = "#c7c7c7"
+SHORT = 3                  # edge and box labels write tensors of at most this many elements
 
 
 class Options:
@@ -38,26 +44,30 @@ class Options:
         if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise ValueError(f"viz.draw: depth must be a positive integer (1 draws each "
                              f"top-level module as one box) or None, got {depth!r}")
-        if rankdir not in ("LR", "RL", "TB", "BT"):
-            raise ValueError(f"viz.draw: rankdir must be 'LR', 'RL', 'TB' or 'BT', got "
-                             f"{rankdir!r}")
+        if rankdir not in ("LR", "RL", "TB", "BT", None):
+            raise ValueError(f"viz.draw: rankdir must be 'LR', 'RL', 'TB', 'BT' or None "
+                             f"(chosen from the graph's shape), got {rankdir!r}")
         self.values, self.shapes, self.modules, self.depth = values, shapes, modules, depth
         self.rankdir, self.max_nodes, self.legend = rankdir, max_nodes, legend
         self.module_types, self.fold = module_types or {}, fold
 
 
-class View:
-    """What is known at one moment of a step-through (``viz.steps``): the nodes whose output
-    value has been computed, the edges whose gradient has been sent, the nodes whose total
-    gradient is complete, and the node being evaluated. Unknown text is drawn transparent, so
-    every frame has the same layout."""
+class Timeline:
+    """When each piece of a step-through picture (``viz.steps``) becomes known, as frame
+    numbers (0-based; forward frames first, then backward ones): ``value_at[node id]`` the
+    frame computing that node's output, ``sent_at[edge index]`` the frame sending the gradient
+    along that edge, ``total_at[node id]`` the frame at which the node's total gradient is
+    complete, ``highlight[node id]`` the frames evaluating that operation. The picture is laid
+    out once with everything in it; the player hides what a frame does not know yet."""
 
-    def __init__(self, values, grads, totals, highlight):
-        self.values, self.grads, self.totals, self.highlight = values, grads, totals, highlight
+    def __init__(self, value_at, sent_at, total_at, highlight):
+        self.value_at, self.sent_at, self.total_at = value_at, sent_at, total_at
+        self.highlight = highlight
 
 
 def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=None,
-         rankdir="LR", max_nodes=MAX_NODES, params=None, gradient=None, legend=True, fold=True):
+         rankdir=None, max_nodes=MAX_NODES, params=None, gradient=None, legend=True, fold=True,
+         names=None):
     """Draw the compute graph behind ``root`` (a Tensor, or a ``viz.Graph`` from ``trace``).
 
     Args:
@@ -73,43 +83,72 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
         fold: with ``depth``, draw a run of identical sibling modules (``layers.0``,
             ``layers.1``, ... with the same operations and parameter shapes) as one box marked
             ×N; ``fold=False`` keeps one box each (to compare gradients between them).
-        rankdir: layout direction, ``"LR"`` (left to right) or ``"TB"`` (top to bottom).
+        rankdir: layout direction, ``"LR"`` (left to right) or ``"TB"`` (top to bottom); None
+            chooses from the graph's shape (top to bottom when the longest path has more than
+            2 operations, so a deep graph fits a notebook's width).
         max_nodes: refuse (ValueError) to draw more boxes than this; pass ``depth``.
         params: an ``nn.Module`` or ``{name: tensor}`` naming the parameters (``0.weight``).
         gradient: the seed ∂L/∂root for ``grads=True`` (default ones).
         legend: draw the colour and node-kind legend.
+        names: ``{name: tensor}`` labelling tensors by name, e.g. ``names=locals()`` (entries
+            that are not Tensors are ignored).
 
-    Returns a ``graphviz.Digraph`` (inline SVG in Jupyter, ``.source`` for the DOT text,
-    ``viz.save(d, "g.svg")`` to write a file).
+    Returns a ``graphviz.Digraph``: in Jupyter a pan-and-zoom view at a readable size (drag,
+    mouse wheel, "fit"), ``.source`` for the DOT text, ``viz.save(d, "g.svg")`` (or ``.html``
+    for the pan-and-zoom page) to write a file.
     """
     options = Options(values, shapes, modules, depth, rankdir, max_nodes, legend,
                       module_types(params), fold)
+    if max_nodes > WARN_NODES:
+        warnings.warn(f"viz.draw: max_nodes={max_nodes}: Graphviz lays out a few thousand "
+                      f"boxes in minutes and the picture is unreadable; depth=1 collapses "
+                      f"modules", stacklevel=2)
     if not isinstance(root, Graph):
-        root = trace(root, grads=grads, params=params, gradient=gradient)
+        root = trace(root, grads=grads, params=params, gradient=gradient, names=names)
     return render(root, options)
 
 
-def render(graph, options, view=None):
-    """The Digraph for a traced ``graph`` (optionally at one moment ``view`` of a
-    step-through)."""
+def render(graph, options, timeline=None):
+    """The Digraph for a traced ``graph``. Every box and edge has a stable SVG id (``vz_n3``,
+    ``vz_e7``); with a ``timeline`` (a step-through), ``dot.vz_marks`` records for each id when
+    each of its text rows, its gradient colour and its highlight appear (see ``viz.steps``)."""
     layout = _Layout(graph, options)
     if len(layout.items) > options.max_nodes:
         raise ValueError(_too_many(len(layout.items), graph, options))
-    edges = _merged_edges(graph, layout, view)
-    scale = colors.LogScale([colors.magnitude(g) for *_, g, _ in edges if g is not None])
+    edges = _merged_edges(graph, layout)
+    output = graph.root
+    scale = colors.LogScale([colors.magnitude(g) for s, d, g, group in edges
+                             if g is not None and not _is_seed(group, graph, output)])
+    rankdir = options.rankdir or _auto_rankdir(graph)
     dot = digraph(name="dagrad", graph_attr={
-        "rankdir": options.rankdir, "fontname": "Helvetica", "fontsize": "10",
+        "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "10",
         "nodesep": "0.25", "ranksep": "0.4", "labelloc": "b", "labeljust": "l"},
         node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "box",
                    "style": "rounded,filled", "fillcolor": "white", "color": "#555555",
                    "margin": "0.12,0.06"},
         edge_attr={"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.7"})
+    marks = {}
     clusters = {}
     for item in layout.items:
         target = _cluster(dot, clusters, item.cluster, options) if item.cluster else dot
-        target.node(item.key, **_node_attrs(item, graph, options, view, layout))
-    for src, dst, g, final, edge_list in edges:
-        dot.edge(src, dst, **_edge_attrs(graph, g, final, edge_list, scale, options, view))
+        attrs, rows = _node_attrs(item, graph, options, timeline, layout)
+        attrs["id"] = f"vz_{item.key}"
+        if timeline is not None:
+            marks[attrs["id"]] = (rows, None, timeline.highlight.get(item.key))
+        target.node(item.key, **attrs)
+    fan_in = {}
+    for s, d, *_ in edges:
+        fan_in[d] = fan_in.get(d, 0) + 1
+    for k, (src, dst, g, group) in enumerate(edges):
+        attrs, rows = _edge_attrs(graph, g, group, scale, options, timeline)
+        attrs["id"] = f"vz_e{k}"
+        if fan_in[dst] > 1 and "label" in attrs:
+            attrs["decorate"] = "true"        # a line ties each label to its own edge
+        if timeline is not None:
+            sent = max((timeline.sent_at.get(i, 0) for i in group), default=0)
+            marks[attrs["id"]] = (rows, sent, None)
+        dot.edge(src, dst, **attrs)
+    dot.vz_marks = marks
     for prefix in sorted(clusters, key=lambda p: -p.count(".")):
         parent = prefix.rpartition(".")[0]
         (clusters[parent] if parent in clusters else dot).subgraph(clusters[prefix])
@@ -194,11 +233,10 @@ def _signature(members):
             tuple(sorted(n.shape for n in members if n.kind == "param" and n.shape)))
 
 
-def _merged_edges(graph, layout, view):
-    """Edges between boxes: ``(src key, dst key, gradient shown now, final gradient, edges)``
-    (the gradient is shown once every edge merged into it has sent it, in a step-through). Edges
-    inside a collapsed module disappear; the uses of one tensor inside one collapsed module
-    merge into one edge whose gradient is their sum (that module's total contribution)."""
+def _merged_edges(graph, layout):
+    """Edges between boxes: ``(src key, dst key, gradient, edge indices)``. Edges inside a
+    collapsed module disappear; the uses of one tensor inside one collapsed module merge into
+    one edge whose gradient is their sum (that module's total contribution)."""
     groups = {}
     for i, e in enumerate(graph.edges):
         s, d = layout.item_of[e.src], layout.item_of[e.dst]
@@ -206,13 +244,22 @@ def _merged_edges(graph, layout, view):
             continue
         key = (s.key, d.key, e.src) if d.node is None else i
         groups.setdefault(key, (s.key, d.key, []))[2].append(i)
-    merged = []
-    for s, d, group in groups.values():
-        edges = [graph.edges[i] for i in group]
-        total = _sum([e.grad for e in edges])
-        sent = view is None or all(i in view.grads for i in group)
-        merged.append((s, d, total if sent else None, total, edges))
-    return merged
+    return [(s, d, _sum([graph.edges[i].grad for i in group]), group)
+            for s, d, group in groups.values()]
+
+
+def _is_seed(group, graph, output):
+    """True for the edge into the output: its δ is the seed ∂L/∂L = 1, not a gradient."""
+    return all(graph.edges[i].dst == output for i in group)
+
+
+def _auto_rankdir(graph):
+    """Top to bottom when the longest chain has 3 operations or more (a deep graph laid out
+    left to right is wider than a notebook), else left to right."""
+    depth = {}
+    for e in graph.edges:          # edges come in topological order of their consumers
+        depth[e.dst] = max(depth.get(e.dst, 0), depth.get(e.src, 0) + 1)
+    return "TB" if max(depth.values(), default=0) > 3 else "LR"
 
 
 def _cluster(dot, clusters, prefix, options):
@@ -231,36 +278,36 @@ def _cluster(dot, clusters, prefix, options):
 
 
 # ----------------------------------------------------------------------------------- labels
-def _node_attrs(item, graph, options, view, layout):
+def _node_attrs(item, graph, options, timeline, layout):
+    """Graphviz attributes of a box, and its label's rows as ``(text, frame it appears at)``
+    (frame None: always shown)."""
     if item.node is None:
-        return _box_attrs(item, options)
+        return _box_attrs(item, options), []
     n = item.node
     uses = layout.uses.get(n.id, 0)
-    rows = []
+    rows = [(f"<B>{L.escape(n.name)}</B>", None)]
     if n.kind == "op":
-        rows.append(f"<B>{L.escape(n.name)}</B>")
         if options.modules == "label" and n.module:
-            rows.append(_font(L.escape(n.module), "#666666", 9))
+            rows.append((_font(L.escape(n.module), "#666666", 9), None))
     else:
-        rows.append(f"<B>{L.escape(n.name)}</B>")
         detail = []
         if options.shapes and n.shape:
             detail.append(L.shape(n.shape))
         if L.dtype(n.dtype):
             detail.append(L.dtype(n.dtype))
         if detail:
-            rows.append(_font(" ".join(detail), "#555555", 9))
+            rows.append((_font(" ".join(detail), "#555555", 9), None))
         named_by_value = n.kind == "const" and n.obj is None and n.value is not None \
             and n.value.size == 1                        # a Python number: its name is its value
         if options.values and n.value is not None and not named_by_value:
-            shown = view is None or n.id in view.values
-            rows.append(_font(L.escape(L.array(n.value)), None if shown else HIDDEN, 10))
+            at = None if timeline is None else timeline.value_at.get(n.id)
+            rows.append((_font(L.escape(L.array(n.value, SHORT)), None, 10), at))
     if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
-        shown = view is None or n.id in view.totals
+        at = None if timeline is None else timeline.total_at.get(n.id)
         sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
-        text = f"{sign} {L.array(n.grad)}"
-        rows.append(_font(L.escape(text), _grad_colour(n.grad) if shown else HIDDEN, 10))
-    attrs = {"label": "<" + "<BR/>".join(rows) + ">", "fillcolor": FILL[n.kind],
+        text = f"{sign} {L.array(n.grad, SHORT)}"
+        rows.append((_font(L.escape(text), GRAD_TEXT, 10), at))
+    attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[n.kind],
              "tooltip": _tooltip(n)}
     if n.kind == "param":
         attrs["style"] = "filled"
@@ -268,9 +315,7 @@ def _node_attrs(item, graph, options, view, layout):
         attrs.update(style="dashed,filled", fontcolor="#555555", color="#9e9e9e")
     elif n.kind == "output":
         attrs["style"] = "rounded,filled,bold"
-    if view is not None and view.highlight == n.id:
-        attrs.update(fillcolor=HIGHLIGHT, color="#e65100", penwidth="2.5")
-    return attrs
+    return attrs, rows
 
 
 def _box_attrs(item, options):
@@ -293,8 +338,10 @@ def _box_attrs(item, options):
             "fillcolor": FILL["box"], "tooltip": what}
 
 
-def _edge_attrs(graph, g, final, edge_list, scale, options, view):
-    first = edge_list[0]
+def _edge_attrs(graph, g, group, scale, options, timeline):
+    """Graphviz attributes of an edge, and its label's rows as ``(text, frame it appears
+    at)``."""
+    first = graph.edges[group[0]]
     src = graph[first.src]
     rows = []
     detail = []
@@ -304,32 +351,37 @@ def _edge_attrs(graph, g, final, edge_list, scale, options, view):
     if L.dtype(first.dtype) and not tensor_shown_by_node:
         detail.append(L.dtype(first.dtype))
     if detail:
-        rows.append(_font(" ".join(detail), "#555555", None))
-    value_shown = view is None or first.src in view.values
+        rows.append((_font(" ".join(detail), "#555555", None), None))
     if options.values and first.value is not None and not tensor_shown_by_node:
-        rows.append(_font(L.escape(L.array(first.value)), None if value_shown else HIDDEN,
-                          None))
-    if graph.has_grads and final is not None:
-        colour = _grad_colour(final) if g is not None else HIDDEN
-        rows.append(_font(L.escape(L.gradient(final)), colour, None))
-    if len(edge_list) > 1:
-        rows.append(_font(f"×{len(edge_list)} uses", "#555555", None))
-    m = colors.magnitude(g) if g is not None else None
-    attrs = {"tooltip": f"{src.name} → {graph[first.dst].name} (input {first.slot})"}
-    if rows:
-        attrs["label"] = "<" + "<BR/>".join(rows) + ">"
+        at = None if timeline is None else timeline.value_at.get(first.src)
+        rows.append((_font(L.escape(L.array(first.value, SHORT)), None, None), at))
+    if graph.has_grads and g is not None:
+        at = None if timeline is None else max(timeline.sent_at.get(i, 0) for i in group)
+        rows.append((_font(L.escape(L.gradient(g, SHORT)), GRAD_TEXT, None), at))
+    if len(group) > 1:
+        rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
+    tip = [f"{src.name} → {graph[first.dst].name} (input {first.slot})"]
+    if first.value is not None:
+        tip.append(f"value {L.array(first.value, TOOLTIP_FULL)}")
     if g is not None:
-        attrs.update(color=scale.color(m), penwidth=f"{scale.width(m):.2f}")
+        tip.append(L.gradient(g, TOOLTIP_FULL))
+    attrs = {"tooltip": TOOLTIP_NEWLINE.join(tip)}
+    if rows:
+        attrs["label"] = "<" + "<BR/>".join(r for r, _ in rows) + ">"
+    if g is not None:
+        m = colors.magnitude(g)
+        if _is_seed(group, graph, graph.root):
+            attrs.update(color=colors.NONE, penwidth="1.5")
+        else:
+            attrs.update(color=scale.color(m), penwidth=f"{scale.width(m):.2f}")
         if m == 0:
             attrs["style"] = "dashed"
-    elif view is not None and not value_shown:
-        attrs["color"] = MUTED
-    return attrs
+    return attrs, rows
 
 
-def _grad_colour(g):
-    """Gradient text colour: dark red, readable on white and on the node fills."""
-    return "#b71c1c" if g is not None else None
+GRAD_TEXT = "#b71c1c"      # gradient text: dark red, readable on white and on the node fills
+TOOLTIP_FULL = 64          # tooltips write tensors of at most this many elements in full
+TOOLTIP_NEWLINE = "\\n"    # a line break in a DOT string (dot writes it into the SVG tooltip)
 
 
 def _sum(arrays):
@@ -351,7 +403,12 @@ def _tooltip(n):
     if n.kind == "op":
         where = f" (module {n.module})" if n.module else ""
         return f"{n.name}{where}: {n.formula}" if n.formula else n.name + where
-    return f"{KIND_NAMES[n.kind]} {n.name} {L.shape(n.shape)}"
+    tip = f"{KIND_NAMES[n.kind]} {n.name} {L.shape(n.shape)}"
+    if n.value is not None:
+        tip += f"{TOOLTIP_NEWLINE}value {L.array(n.value, TOOLTIP_FULL)}"
+    if n.grad is not None:
+        tip += TOOLTIP_NEWLINE + L.gradient(n.grad, TOOLTIP_FULL)
+    return tip
 
 
 # ----------------------------------------------------------------------------------- legend
@@ -371,8 +428,9 @@ def _legend(graph, layout, scale, options):
         ticks = "".join(
             f'<TD BGCOLOR="{scale.color(t)}"><FONT COLOR="white">{L.number(t)}</FONT></TD>'
             for t in scale.ticks())
-        rows.append('<TR><TD BORDER="0" ALIGN="LEFT">edge colour and width: gradient size '
-                    '√mean(δ²), log scale; grey dashed: δ = 0</TD></TR>')
+        rows.append('<TR><TD BORDER="0" ALIGN="LEFT">edge colour and width: rms of δ '
+                    '= √mean(δ²) (the number written for large tensors), log scale; '
+                    'grey dashed: δ = 0</TD></TR>')
         rows.append(f'<TR><TD BORDER="0"><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" '
                     f'CELLPADDING="3"><TR>{ticks}</TR></TABLE></TD></TR>')
     if options.values and graph.missing_values:

@@ -25,15 +25,13 @@ def shape(shape):
 
 
 def array(a, full=FULL):
-    """Small arrays in full (``[0.25, 1]``, nested for matrices), larger ones as
-    ``mean m, ‖·‖ n`` (the L2 norm over all elements)."""
+    """Small arrays in full (``[0.25, 1]``, nested for matrices), larger ones as one number:
+    ``rms r``, the root mean square √mean(a²) (the statistic of viz's colour scale)."""
     a = np.asarray(a)
     if a.size <= full:
         return _nested(a)
-    if a.dtype.kind in "fc":
-        af = a.astype(np.float64)
-        return f"mean {number(af.mean())}, ‖·‖ {number(np.sqrt(np.sum(af * af)))}"
-    return f"mean {number(a.mean())}"
+    af = a.astype(np.float64)
+    return f"rms {number(np.sqrt(np.mean(af * af)))}"
 
 
 def _nested(a):
@@ -43,7 +41,7 @@ def _nested(a):
 
 
 def gradient(g, full=FULL):
-    """A gradient: ``δ 0.25`` in full when small, else ``δ mean m, ‖·‖ n``."""
+    """A gradient: ``δ 0.25`` in full when small, else ``δ rms r``."""
     return "δ " + array(g, full)
 
 

@@ -1,13 +1,12 @@
-"""``player``: one self-contained HTML page that steps through frames (inline SVG, a slider,
-previous / next / play buttons, arrow keys). No network: no scripts, styles or fonts are loaded
-from anywhere. It shows inline in Jupyter and opens in any browser."""
+"""``player``: one self-contained HTML page that steps through frames: the one laid-out
+picture (inline SVG) whose pieces appear frame by frame, a slider, previous / next / play
+buttons, arrow keys, and pan and zoom. No network: no scripts, styles or fonts are loaded from
+anywhere. It shows inline in Jupyter and opens in any browser."""
 import html
-import itertools
-import re
+import json
 
-from .render import fit_svg, save
-
-_COUNTER = itertools.count()
+from .render import save
+from .svgview import PICTURE_STYLE, new_uid, view_html
 
 _STYLE = """
 #{uid} {{ font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: #222; }}
@@ -17,28 +16,38 @@ _STYLE = """
 #{uid} .vz-count {{ color: #555; min-width: 5em; }}
 #{uid} .vz-title {{ font-weight: bold; }}
 #{uid} .vz-formula {{ font-family: Menlo, Consolas, monospace; color: #444; margin: 2px 0 6px; }}
-#{uid} .vz-forward .vz-title {{ color: #1a5fb4; }}
-#{uid} .vz-backward .vz-title {{ color: #b71c1c; }}
+#{uid}.vz-forward .vz-title {{ color: #1a5fb4; }}
+#{uid}.vz-backward .vz-title {{ color: #b71c1c; }}
 """
 
 _SCRIPT = """
 (function () {{
   var root = document.getElementById("{uid}");
-  var frames = root.querySelectorAll(".vz-frame");
-  var slider = root.querySelector(".vz-slider");
-  var count = root.querySelector(".vz-count");
+  var frames = {frames};
+  var slider = root.querySelector(".vz-slider"), count = root.querySelector(".vz-count");
   var play = root.querySelector(".vz-play");
+  var title = root.querySelector(".vz-title"), formula = root.querySelector(".vz-formula");
+  var texts = root.querySelectorAll("text[data-at]");
+  var edges = root.querySelectorAll("g[data-sent]");
+  var ops = root.querySelectorAll("g[data-hl]");
   var current = 0, timer = null;
   function show(i) {{
     i = Math.max(0, Math.min(frames.length - 1, i));
-    frames[current].style.display = "none";
-    frames[i].style.display = "block";
     current = i;
+    texts.forEach(function (t) {{ t.classList.toggle("vz-hidden", +t.dataset.at > i); }});
+    edges.forEach(function (e) {{ e.classList.toggle("vz-pending", +e.dataset.sent > i); }});
+    ops.forEach(function (n) {{
+      n.classList.toggle("vz-hl", n.dataset.hl.split(" ").indexOf(String(i)) >= 0);
+    }});
+    root.classList.toggle("vz-forward", frames[i][0] === "forward");
+    root.classList.toggle("vz-backward", frames[i][0] === "backward");
+    title.textContent = frames[i][1];
+    formula.textContent = frames[i][2];
     slider.value = i;
     count.textContent = (i + 1) + " / " + frames.length;
   }}
   function stop() {{
-    if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\\u25B6 play"; }}
+    if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\u25B6 play"; }}
   }}
   root.querySelector(".vz-prev").onclick = function () {{ stop(); show(current - 1); }};
   root.querySelector(".vz-next").onclick = function () {{ stop(); show(current + 1); }};
@@ -46,16 +55,16 @@ _SCRIPT = """
   play.onclick = function () {{
     if (timer) {{ stop(); return; }}
     if (current === frames.length - 1) show(0);
-    play.textContent = "\\u23F8 pause";
+    play.textContent = "\u23F8 pause";
     timer = setInterval(function () {{
       if (current >= frames.length - 1) {{ stop(); return; }}
       show(current + 1);
     }}, {interval});
   }};
-  root.onkeydown = function (e) {{
+  root.addEventListener("keydown", function (e) {{
     if (e.key === "ArrowRight") {{ stop(); show(current + 1); e.preventDefault(); }}
     if (e.key === "ArrowLeft") {{ stop(); show(current - 1); e.preventDefault(); }}
-  }};
+  }});
   show(0);
 }})();
 """
@@ -73,9 +82,7 @@ class Player:
 
     def page(self):
         """A complete HTML document holding the player."""
-        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                f"<title>{html.escape(self.title)}</title>\n</head>\n<body>\n{self.html}\n"
-                "</body>\n</html>\n")
+        return page(self.html, self.title)
 
     def save(self, path):
         """Write the page to ``path`` (``.html``); returns the path."""
@@ -85,41 +92,41 @@ class Player:
         return f"<viz.Player {self.title!r}: {self.count} frames>"
 
 
+def page(fragment, title):
+    """A complete HTML document around ``fragment``."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{fragment}\n"
+            "</body>\n</html>\n")
+
+
 def player(frames, interval=1.0, title="dagrad: forward and backward, step by step"):
     """A self-contained HTML step-through of ``frames`` (from ``viz.steps``).
 
-    ``interval``: seconds per frame when playing. Renders every frame with Graphviz's ``dot``.
-    Returns a :class:`Player`: displays inline in Jupyter, ``viz.save(p, "steps.html")`` (or
-    ``p.save(...)``) writes a page that opens in any browser without network access.
+    ``interval``: seconds per frame when playing. The picture is rendered once with Graphviz's
+    ``dot``; each frame shows or hides parts of it. Returns a :class:`Player`: displays inline
+    in Jupyter, ``viz.save(p, "steps.html")`` (or ``p.save(...)``) writes a page that opens in
+    any browser without network access.
     """
     frames = list(frames)
     if not frames:
         raise ValueError("viz.player: no frames to show (the graph has no operations)")
-    uid = f"vz-player-{next(_COUNTER)}"
-    parts = [f'<div id="{uid}" class="vz-player" tabindex="0">',
-             f"<style>{_STYLE.format(uid=uid)}</style>",
-             '<div class="vz-controls">'
-             '<button type="button" class="vz-prev" title="previous (←)">◀ prev</button>'
-             '<button type="button" class="vz-play">▶ play</button>'
-             '<button type="button" class="vz-next" title="next (→)">next ▶</button>'
-             f'<input type="range" class="vz-slider" min="0" max="{len(frames) - 1}" '
-             f'value="0" step="1" aria-label="frame">'
-             f'<span class="vz-count">1 / {len(frames)}</span></div>']
-    for k, frame in enumerate(frames):
-        display = "block" if k == 0 else "none"
-        parts.append(
-            f'<div class="vz-frame vz-{frame.phase}" style="display:{display}">'
-            f'<div class="vz-title">{html.escape(frame.title)}</div>'
-            f'<div class="vz-formula">{html.escape(frame.formula)}</div>'
-            f"{inline_svg(frame.svg(), f'{uid}-{k}')}</div>")
-    parts.append(f"<script>{_SCRIPT.format(uid=uid, interval=int(interval * 1000))}</script>")
-    parts.append("</div>")
-    return Player("\n".join(parts), title, len(frames))
-
-
-def inline_svg(text, prefix):
-    """SVG from ``dot`` made fit for inlining in HTML: no XML prolog, no namespace URLs (HTML
-    needs none), element ids made unique with ``prefix``, scaled to the page width."""
-    text = fit_svg(text)
-    text = re.sub(r'\s+xmlns(?::\w+)?="[^"]*"', "", text)
-    return re.sub(r'\bid="', f'id="{prefix}-', text)
+    pictures = {id(f.picture) for f in frames}
+    if len(pictures) != 1:
+        raise ValueError("viz.player: the frames come from different viz.steps calls; pass the "
+                         "frames of one")
+    n = len(frames)
+    controls = ('<div class="vz-controls">'
+                '<button type="button" class="vz-prev" title="previous (←)">◀ prev</button>'
+                '<button type="button" class="vz-play">▶ play</button>'
+                '<button type="button" class="vz-next" title="next (→)">next ▶</button>'
+                f'<input type="range" class="vz-slider" min="0" max="{n - 1}" value="0" '
+                f'step="1" aria-label="frame"><span class="vz-count">1 / {n}</span></div>'
+                f'<div class="vz-title">{html.escape(frames[0].title)}</div>'
+                f'<div class="vz-formula">{html.escape(frames[0].formula)}</div>')
+    table = json.dumps([[f.phase, f.title, f.formula] for f in frames], ensure_ascii=False)
+    table = table.replace("</", "<\\/")
+    uid = new_uid()
+    fragment = view_html(frames[0].picture.svg(), uid, extra_style=_STYLE.format(uid=uid) +
+                         PICTURE_STYLE, before=controls, after_script=_SCRIPT.format(
+                             uid=uid, frames=table, interval=int(interval * 1000)))
+    return Player(fragment, title, n)

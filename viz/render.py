@@ -2,6 +2,7 @@
 figures for plots. The optional pieces are imported here, when first needed."""
 import os
 import re
+import subprocess
 
 INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph cannot be rendered to "
                "{fmt}. Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew "
@@ -22,8 +23,8 @@ def graphviz_module():
 
 
 def digraph(**kwargs):
-    """A new ``graphviz.Digraph`` whose inline Jupyter SVG scales down to the cell width instead
-    of being clipped."""
+    """A new ``graphviz.Digraph`` that shows in Jupyter as a pan-and-zoom view at a readable
+    size (``svgview.view_html``), and as HTML in ``viz.save(d, "x.html")``."""
     global _DIGRAPH
     if _DIGRAPH is None:
         graphviz = graphviz_module()
@@ -31,32 +32,47 @@ def digraph(**kwargs):
         class Digraph(graphviz.Digraph):
             __doc__ = graphviz.Digraph.__doc__
 
-            def _repr_image_svg_xml(self):
-                return fit_svg(svg(self))
+            def _repr_html_(self):
+                from .svgview import view_html
+                return view_html(svg(self))
+
+            def _repr_mimebundle_(self, include=None, exclude=None, **_):
+                text = svg(self)
+                from .svgview import view_html
+                return {"text/html": view_html(text), "image/svg+xml": text}
+
+            def page(self):
+                """A complete HTML page with the pan-and-zoom view."""
+                from .player import page
+                return page(self._repr_html_(), "dagrad graph")
 
         _DIGRAPH = Digraph
     return _DIGRAPH(**kwargs)
 
 
+DOT_TIMEOUT = 120          # seconds dot may take before viz gives up on a layout
+
+
 def pipe(graph, fmt):
-    """Render ``graph`` (a Digraph) to bytes of format ``fmt`` with ``dot``."""
-    graphviz = graphviz_module()
+    """Render ``graph`` (a Digraph) to bytes of format ``fmt`` with ``dot``, at most
+    ``DOT_TIMEOUT`` seconds."""
     try:
-        return graph.pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
+        done = subprocess.run(["dot", f"-T{fmt}"], input=graph.source.encode("utf-8"),
+                              capture_output=True, timeout=DOT_TIMEOUT, check=False)
+    except FileNotFoundError:
         raise RuntimeError(INSTALL_DOT.format(fmt=fmt.upper())) from None
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"viz: Graphviz's dot did not lay out the graph within {DOT_TIMEOUT} "
+                           f"s; draw fewer boxes (depth=1 collapses modules) or raise "
+                           f"viz.render.DOT_TIMEOUT") from None
+    if done.returncode != 0:
+        raise RuntimeError(f"viz: dot failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
 
 
 def svg(graph):
     """The SVG text of a Digraph."""
     return pipe(graph, "svg").decode("utf-8")
-
-
-def fit_svg(text):
-    """Let an SVG shrink to the width of its container (keeping its aspect ratio), and drop the
-    XML prolog so it can be inlined in HTML."""
-    text = re.sub(r"^.*?(?=<svg)", "", text, count=1, flags=re.S)
-    return text.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
 
 
 def save(obj, path):
@@ -85,6 +101,9 @@ def save(obj, path):
                             f"viz.player(frames)")
         _write(path, (page() if page else obj._repr_html_()).encode("utf-8"))
         return path
+    if hasattr(obj, "picture") and ext == "svg":     # a steps Frame, as that frame shows it
+        _write(path, obj.svg().encode("utf-8"))
+        return path
     graph = _as_digraph(obj)
     if ext in ("dot", "gv"):
         _write(path, graph.source.encode("utf-8"))
@@ -99,8 +118,8 @@ def save(obj, path):
 def _as_digraph(obj):
     if hasattr(obj, "source") and hasattr(obj, "pipe"):
         return obj
-    if hasattr(obj, "digraph"):                       # a steps Frame
-        return obj.digraph
+    if hasattr(obj, "picture"):                       # a steps Frame: its whole picture
+        return obj.picture.digraph
     from .draw import draw
     return draw(obj)
 

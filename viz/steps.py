@@ -5,49 +5,68 @@ frame k evaluates operation k, whose output value appears on its out-edges. Back
 take the operations in the reverse order: when an operation's turn comes, every consumer of its
 output has sent its δ, so its total ∂L/∂(output) is complete; it multiplies by its local
 derivative and sends one δ along each input edge. A leaf's total Σδ appears once all its uses
-have sent theirs. Every frame uses the same layout (unknown text is drawn transparent), so
-stepping through looks like one picture filling in.
+have sent theirs.
+
+The graph is laid out once (one ``dot`` run, in ``Picture``) with everything in it; a frame is
+a state of that one picture (what is shown, what is highlighted), so the layout never moves
+and nothing a frame does not know yet is visible. Building the frames is linear in the size of
+the graph: each piece of the picture records the one frame at which it appears.
 """
 import re
 
-from .draw import Options, View, module_types, render
-from .render import svg
+from .draw import Options, Timeline, module_types, render
+from .render import svg as render_svg
+from .svgview import annotate, state_svg
 from .trace import trace
 
 
-class Frame:
-    """One step: ``phase`` ("forward" or "backward"), ``node`` (the operation being evaluated),
-    ``title`` and ``formula`` (the operation's rule for this phase), and the picture
-    (``digraph``, shown inline in Jupyter)."""
+class Picture:
+    """The one laid-out picture of a step-through, with ``data-at`` marks (``svgview``)."""
 
-    def __init__(self, phase, number, count, node, graph, options, view):
-        self.phase, self.number, self.count, self.node = phase, number, count, node
-        self.graph, self.options, self.view = graph, options, view
-        where = f" (module {node.module})" if node.module else ""
-        self.title = f"{phase.capitalize()} {number}/{count}: {node.name}{where}"
-        self.formula = _formula_part(node.formula, phase)
-        self._digraph = None
+    def __init__(self, graph, options, timeline):
+        self.graph, self.options, self.timeline = graph, options, timeline
+        self._digraph = self._svg = None
 
     @property
     def digraph(self):
-        """The picture at this step, as a ``graphviz.Digraph``."""
+        """The Digraph with every value and gradient in it."""
         if self._digraph is None:
-            self._digraph = render(self.graph, self.options, self.view)
+            self._digraph = render(self.graph, self.options, self.timeline)
         return self._digraph
 
     def svg(self):
-        """The picture as SVG text (needs Graphviz's ``dot``)."""
-        return svg(self.digraph)
+        """The annotated SVG (rendered once, by Graphviz's ``dot``)."""
+        if self._svg is None:
+            self._svg = annotate(render_svg(self.digraph), self.digraph.vz_marks)
+        return self._svg
+
+
+class Frame:
+    """One step: ``phase`` ("forward" or "backward"), ``index`` (0-based over all frames),
+    ``node`` (the operation being evaluated), ``title`` and ``formula`` (the operation's rule
+    for this phase), and ``picture``, shared by all frames. ``svg()`` is the picture as this
+    frame shows it (shown inline in Jupyter)."""
+
+    def __init__(self, phase, index, number, count, node, picture):
+        self.phase, self.index, self.number, self.count = phase, index, number, count
+        self.node, self.picture = node, picture
+        where = f" (module {node.module})" if node.module else ""
+        self.title = f"{phase.capitalize()} {number}/{count}: {node.name}{where}"
+        self.formula = _formula_part(node.formula, phase)
+
+    def svg(self):
+        """This frame's picture as SVG text: unknown values and gradients are not in it."""
+        return state_svg(self.picture.svg(), self.index)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.digraph._repr_mimebundle_(include=include, exclude=exclude)
+        return {"image/svg+xml": self.svg()}
 
     def __repr__(self):
         return f"<viz.Frame {self.title}>"
 
 
-def steps(root, values=True, shapes=True, modules="cluster", rankdir="LR", max_nodes=150,
-          params=None, gradient=None):
+def steps(root, values=True, shapes=True, modules="cluster", rankdir=None, max_nodes=150,
+          params=None, gradient=None, names=None):
     """Frames of the forward pass (one per operation, topological order) then of the backward
     pass (one per operation, reverse order) of the graph behind ``root``.
 
@@ -55,42 +74,41 @@ def steps(root, values=True, shapes=True, modules="cluster", rankdir="LR", max_n
     gradients (backward) known so far. Gradients are computed as in ``viz.trace(grads=True)``:
     no ``.grad`` changes. Values of intermediate tensors show only when the graph kept them:
     build it inside ``with viz.record():`` to see them all. Pass the frames to ``viz.player``.
-    The other arguments are those of ``viz.draw``.
+    The other arguments are those of ``viz.draw``; ``max_nodes`` is checked before any
+    picture is made.
     """
-    graph = trace(root, grads=True, params=params, gradient=gradient)
+    graph = trace(root, grads=True, params=params, gradient=gradient, names=names)
     options = Options(values, shapes, modules, None, rankdir, max_nodes,
                       module_types=module_types(params))
     ops = graph.ops
-    output = graph[graph.root]
-    out_edges, in_edges = {}, {}
-    for i, e in enumerate(graph.edges):
-        out_edges.setdefault(e.src, []).append(i)
-        in_edges.setdefault(e.dst, []).append(i)
-    root_producer = graph.edges[in_edges[output.id][0]].src if output.id in in_edges else None
+    if len(graph.nodes) > max_nodes:
+        from .draw import _too_many
+        raise ValueError(_too_many(len(graph.nodes), graph, options).replace(
+            "viz.draw", "viz.steps"))
+    picture = Picture(graph, options, _timeline(graph, ops))
+    count = len(ops)
+    return ([Frame("forward", k, k + 1, count, op, picture) for k, op in enumerate(ops)] +
+            [Frame("backward", count + k, k + 1, count, op, picture)
+             for k, op in enumerate(reversed(ops))])
 
-    frames = []
-    known = {n.id for n in graph.nodes if n.kind in ("param", "input", "const")}
-    for k, op in enumerate(ops, 1):
-        known.add(op.id)
-        if op.id == root_producer:
-            known.add(output.id)
-        view = View(frozenset(known), frozenset(), frozenset(), op.id)
-        frames.append(Frame("forward", k, len(ops), op, graph, options, view))
 
-    sent = set(in_edges.get(output.id, ()))          # the seed ∂L/∂root arrives first
-    complete = {output.id}
-    for k, op in enumerate(reversed(ops), 1):
-        complete.add(op.id)
-        inputs = in_edges.get(op.id, ())
-        sent.update(inputs)
-        for i in inputs:
-            src = graph.edges[i].src
-            if all(j in sent for j in out_edges[src]):
-                complete.add(src)
-        view = View(frozenset(known), frozenset(sent), frozenset(complete), op.id)
-        frames.append(Frame("backward", k, len(ops), op, graph, options, view))
-    return frames
-
+def _timeline(graph, ops):
+    """When each value, edge gradient and total gradient becomes known (``draw.Timeline``)."""
+    count = len(ops)
+    output = graph.root
+    forward = {op.id: k for k, op in enumerate(ops)}
+    backward = {op.id: count + k for k, op in enumerate(reversed(ops))}
+    value_at = dict(forward)
+    for e in graph.edges:
+        if e.dst == output:
+            value_at[output] = forward.get(e.src, 0)
+    sent_at = {i: backward.get(e.dst, count) for i, e in enumerate(graph.edges)}
+    total_at = {output: count}
+    for i, e in enumerate(graph.edges):   # complete once the last of its uses has sent δ
+        total_at[e.src] = max(total_at.get(e.src, 0), sent_at[i])
+    total_at.update(backward)
+    highlight = {op.id: (forward[op.id], backward[op.id]) for op in ops}
+    return Timeline(value_at, sent_at, total_at, highlight)
 
 
 _DERIVATIVE = re.compile(r"\bd\w*/d|∂")

@@ -4,8 +4,9 @@ Vertices of the graph are
 
 * ``op``     -- a recorded operation (a ``Function`` node: ``Mul``, ``Linear``, ...);
 * ``param``  -- a leaf that is a model parameter (an ``nn.Parameter``, or named in ``params``);
-* ``input``  -- any other leaf that requires a gradient (``x`` in ``y = x * x``);
-* ``const``  -- an operation input that needs no gradient (data, masks, Python numbers);
+* ``input``  -- any other leaf that requires a gradient (``x`` in ``y = x * x``), and data: a
+  leaf with more than one element that needs no gradient (a batch of images, labels);
+* ``const``  -- a scalar or a literal that needs no gradient (``2`` in ``2 * x``);
 * ``output`` -- the root tensor itself.
 
 There is one edge per *use* of a tensor: ``z = a * a`` has two edges from ``a`` into ``Mul``.
@@ -117,7 +118,7 @@ class Graph:
         return f"<viz.Graph: {body}; {len(self.edges)} edges{'; grads' if self.has_grads else ''}>"
 
 
-def trace(root, grads=False, params=None, gradient=None):
+def trace(root, grads=False, params=None, gradient=None, names=None):
     """The graph behind tensor ``root``.
 
     Args:
@@ -129,13 +130,16 @@ def trace(root, grads=False, params=None, gradient=None):
         params: names for parameter leaves: an ``nn.Module`` (its ``named_parameters()``), a
             dict ``{name: tensor}`` or an iterable of ``(name, tensor)`` pairs. Unnamed leaves use
             ``Tensor.name``.
+        names: ``{name: tensor}`` naming any tensors, e.g. ``names=locals()`` (entries that are
+            not Tensors, and names starting with ``_``, are ignored); a name from ``params`` or
+            ``Tensor.name`` wins.
 
     Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
     """
     if not isinstance(root, Tensor):
         raise TypeError(f"viz.trace: expected a Tensor, got {type(root).__name__}")
     with _gc_paused():
-        return _trace(root, grads, _param_names(params), gradient)
+        return _trace(root, grads, _param_names(params), gradient, _variable_names(names))
 
 
 @contextlib.contextmanager
@@ -151,7 +155,7 @@ def _gc_paused():
             gc.enable()
 
 
-def _trace(root, grads, names, gradient):
+def _trace(root, grads, names, gradient, variables):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
     order, consumers = _post_order(root_vertex)
     edge_grads, totals = {}, {}
@@ -169,7 +173,7 @@ def _trace(root, grads, names, gradient):
 
     for v in order:
         if not isinstance(v, Function):
-            ids[v] = _leaf_node(add, v, names)
+            ids[v] = _leaf_node(add, v, names, variables)
             if v in totals:
                 ids[v].grad = totals[v]
             continue
@@ -183,7 +187,7 @@ def _trace(root, grads, names, gradient):
             if kept and inputs[slot] is None:               # an optional input left out
                 continue
             sources.append((slot, _const_node(add, inputs[slot] if kept else None, v.module,
-                                              ids)))
+                                              ids, variables)))
         node = ids[v] = add("op", v.name, v.module, v, known.get(v))
         node.grad = totals.get(v)
         for slot, src in sources:
@@ -193,7 +197,8 @@ def _trace(root, grads, names, gradient):
 
     # the root tensor itself, as an output node fed by its producer
     seed = totals.get(root_vertex)
-    out = add("output", root.name or "output", None, root, root._data)
+    out = add("output", root.name or variables.get(id(root)) or "output", None, root,
+              root._data)
     out.grad = seed
     src = ids.get(root_vertex)
     if src is not None:
@@ -281,13 +286,13 @@ def _saved_input(node, slot):
     return inputs[slot]._data
 
 
-def _leaf_node(add, t, names):
+def _leaf_node(add, t, names, variables):
     """The node of a leaf tensor: a parameter (an nn.Parameter or named in ``params``, whose
-    module is the name's prefix: ``0.weight`` is in module ``0``) or another input."""
+    module is the name's prefix: ``0.weight`` is in module ``0``), an input, or a constant."""
     named = id(t) in names
-    name = names.get(id(t)) or t.name
+    name = names.get(id(t)) or t.name or variables.get(id(t))
     if not t.requires_grad:
-        kind = "const"
+        kind = "input" if t._data.size > 1 else "const"
     elif named or _is_parameter(t):
         kind = "param"
     else:
@@ -296,14 +301,17 @@ def _leaf_node(add, t, names):
     return add(kind, name or ("param" if kind == "param" else "leaf"), module, t, t._data)
 
 
-def _const_node(add, x, module, ids):
-    """The node for a constant input: one per tensor (shared between its uses), or a fresh
-    one in the consumer's ``module`` for a number or array, or when the consumer did not keep
-    its inputs (the value is then unknown)."""
+def _const_node(add, x, module, ids, variables):
+    """The node for an input that needs no gradient: one per tensor (shared between its uses;
+    data with more than one element is an input, a scalar a constant), or a fresh constant in
+    the consumer's ``module`` for a number or array, or when the consumer did not keep its
+    inputs (the value is then unknown)."""
     if isinstance(x, Tensor) and x in ids:
         return ids[x]
     if isinstance(x, Tensor):       # its module, if any, comes from its uses (_complete)
-        node = add("const", x.name or "const", None, x, x._data)
+        kind = "input" if x._data.size > 1 else "const"
+        name = x.name or variables.get(id(x)) or ("input" if kind == "input" else "const")
+        node = add(kind, name, None, x, x._data)
         ids[x] = node
         return node
     value = None if x is None else np.asarray(x)
@@ -346,6 +354,14 @@ def _param_names(params):
                             f"{type(t).__name__}")
         names.setdefault(id(t), name)
     return names
+
+
+def _variable_names(names):
+    """{id(tensor): name} from ``{name: tensor}`` such as ``locals()``."""
+    if names is None:
+        return {}
+    return {id(t): name for name, t in names.items()
+            if isinstance(t, Tensor) and not name.startswith("_")}
 
 
 def _is_parameter(t):

@@ -12,7 +12,7 @@ pytest.importorskip("sklearn", reason="the demo's digits ship with scikit-learn"
 def test_demo_writes_all_three_files(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = tmp_path / "demo"
-    result = subprocess.run([sys.executable, "-m", "viz", "demo", "--out", str(out),
+    result = subprocess.run([sys.executable, "-m", "dagrad.viz", "demo", "--out", str(out),
                              "--epochs", "2"], cwd=root, capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, result.stderr
@@ -24,9 +24,9 @@ def test_demo_writes_all_three_files(tmp_path):
         assert str(path) in result.stdout
     page = (out / "two_layer_steps.html").read_text(encoding="utf-8")
     assert "http" not in page
-    # one frame per operation forward and one backward, each an inline SVG
-    frames = page.count('class="vz-frame')
-    assert frames >= 4 and frames % 2 == 0 and page.count("<svg") == frames
+    # one frame per operation forward and one backward, all states of one inline SVG
+    forward, backward = page.count('["forward", '), page.count('["backward", ')
+    assert forward >= 2 and forward == backward and page.count("<svg") == 1
     assert "Forward 1/" in page and "Backward 1/" in page
     # the graph carries the gradient on its edges, the colour legend, and the layers as clusters
     svg = (out / "mlp_graph.svg").read_text(encoding="utf-8")

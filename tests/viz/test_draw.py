@@ -55,7 +55,9 @@ def test_values_shapes_and_summaries():
         y = (x * 2.0).sum(dim=1)
     source = viz.draw(y.sum(), grads=True).source
     mul_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum")])
-    assert "(3, 4)" in mul_to_sum and "mean 11" in mul_to_sum and "‖·‖" in mul_to_sum
+    # short labels: shape and one number, the root mean square; full values in the tooltip
+    assert "(3, 4)" in mul_to_sum and "rms 12.99" in mul_to_sum and "δ rms 1<" in mul_to_sum
+    assert "value [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18, 20, 22]]" in mul_to_sum
     sum_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Sum", "Sum")])
     assert "[12, 44, 76]" in sum_to_sum and "δ [1, 1, 1]" in sum_to_sum
     bare = labels_only(viz.draw(y.sum(), values=False, shapes=False).source)
@@ -83,11 +85,14 @@ def test_kinds_are_styled_apart():
     lin = nn.Linear(2, 1)
     x = ag.randn(3, 2)
     source = viz.draw(lin(x).sum(), params=lin).source
-    labels = {n: line for line in source.splitlines() for n in ("weight", "const", "Linear")
+    labels = {n: line for line in source.splitlines() for n in ("weight", "input", "Linear")
               if f"<B>{n}</B>" in line}
     assert '"#ffd8a8"' in labels["weight"]            # parameter: orange
-    assert "dashed" in labels["const"]                # constant: dashed grey
+    assert '"#cfe8fc"' in labels["input"]             # data (no gradient, not a scalar): blue
     assert '"#ffffff"' in labels["Linear"]            # operation: white
+    scalar = viz.draw((lin(x) * ag.tensor(2.0)).sum()).source
+    const = [line for line in scalar.splitlines() if "<B>const</B>" in line]
+    assert len(const) == 1 and "dashed" in const[0]   # a scalar constant: dashed grey
 
 
 def svg_nodes(svg):
@@ -133,8 +138,8 @@ def test_identical_blocks_fold_into_one_box():
     boxes = [line for line in source.splitlines() if "box3d" in line]
     assert len(boxes) == 1
     assert "0 … 2</B>  <B>×3</B>" in boxes[0] and "14 params (528 values) each" in boxes[0]
-    assert sorted(node_names(source).values()) == ["0 … 2", "2", "Mean", "Pow", "const",
-                                                   "output"]      # const: the input x
+    assert sorted(node_names(source).values()) == ["0 … 2", "2", "Mean", "Pow", "input",
+                                                   "output"]      # the data x
 
 
 def test_too_many_nodes_suggests_depth():
@@ -159,8 +164,9 @@ def test_module_options():
     assert "cluster" not in labelled and "0.mlp.0" in labelled
     plain = labels_only(viz.draw(loss, modules=None, max_nodes=1000).source)
     assert "cluster" not in plain and "0.mlp.0" not in plain
-    assert "rankdir=LR" in viz.draw(loss, max_nodes=1000).source
-    assert "rankdir=TB" in viz.draw(loss, rankdir="TB", max_nodes=1000).source
+    assert "rankdir=TB" in viz.draw(loss, max_nodes=1000).source      # deep: top to bottom
+    assert "rankdir=LR" in viz.draw(loss, rankdir="LR", max_nodes=1000).source
+    assert "rankdir=LR" in viz.draw(ag.sigmoid(leaf(0.0, "u"))).source  # shallow: left-right
     for bad in (dict(modules="boxes"), dict(depth=0), dict(rankdir="up")):
         with pytest.raises(ValueError):
             viz.draw(loss, **bad)
@@ -191,11 +197,19 @@ def test_missing_dot_says_how_to_install(tmp_path, monkeypatch):
     assert os.path.exists(tmp_path / "g.dot")
 
 
-def test_inline_svg_scales_to_the_cell():
+def test_notebooks_show_a_pan_and_zoom_view_and_files_keep_the_svg(tmp_path):
     d = viz.draw(ag.sigmoid(leaf(0.0, "u")))
-    svg = d._repr_image_svg_xml()
-    assert svg.startswith("<svg") and "max-width:100%" in svg
-    assert "image/svg+xml" in d._repr_mimebundle_()
+    bundle = d._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "image/svg+xml"}
+    assert 'class="vz-view"' in bundle["text/html"] and "<svg" in bundle["text/html"]
+    assert "http" not in bundle["text/html"].split("<svg", 1)[0]
+    page = open(viz.save(d, tmp_path / "g.html"), encoding="utf-8").read()
+    assert page.startswith("<!DOCTYPE html>") and "vz-fit" in page
+
+
+def test_raising_max_nodes_past_a_few_thousand_warns():
+    with pytest.warns(UserWarning, match="depth=1"):
+        viz.draw(ag.sigmoid(leaf(0.0, "u")), max_nodes=10_000)
 
 
 def test_importing_viz_needs_only_numpy():

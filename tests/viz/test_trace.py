@@ -96,7 +96,7 @@ def test_viz_changes_no_grad_and_backward_still_works(tmp_path):
     grad_objects = (w.grad, x.grad, h.grad)
     viz.trace(loss, grads=True)
     viz.draw(loss, grads=True).source
-    viz.steps(loss)[-1].digraph.source
+    viz.steps(loss)[-1].svg()
     viz.player(viz.steps(loss))
     viz.save(loss, tmp_path / "loss.dot")               # a tensor is drawn first
     assert (w.grad, x.grad, h.grad) == grad_objects
@@ -167,4 +167,13 @@ def test_named_class_targets_keep_their_name_in_the_graph():
     labels = ag.tensor([0, 2])
     labels.name = "labels"
     g = viz.trace(nn.functional.cross_entropy(logits, labels))
-    assert ("const", "labels") in [(n.kind, n.name) for n in g.nodes]
+    assert ("input", "labels") in [(n.kind, n.name) for n in g.nodes]
+
+
+def test_names_label_tensors_by_their_variable_names():
+    weights = ag.tensor([0.5, -1.0], requires_grad=True)
+    data = ag.tensor([[1.0, 2.0], [3.0, 4.0]])
+    loss = (data @ weights).sum()
+    names = {n.name: n.kind for n in viz.trace(loss, names=locals()).nodes}
+    assert names == {"weights": "input", "data": "input", "MatMul": "op", "Sum": "op",
+                     "loss": "output"}

@@ -1,0 +1,200 @@
+"""One SVG picture, many states, and a pan-and-zoom view of it in HTML.
+
+A step-through (``viz.steps``) lays its graph out once. ``annotate`` marks, in that one SVG,
+the frame at which each text row of a box or an edge becomes known (``data-at``), the frame at
+which each edge's gradient is sent (``data-sent``) and the frames that evaluate each operation
+(``data-hl``). A frame is then a state of the picture: ``state_svg`` removes what it does not
+know yet (for a static picture), the player's script hides it. Nothing unknown is ever drawn
+in a colour that a renderer might get wrong: it is absent or ``visibility: hidden``.
+
+``view_html`` shows an SVG at a readable size: it shrinks to the width of the page only down to
+the scale at which its smallest label is 10 CSS px, and beyond that the picture is panned (drag)
+and zoomed (mouse wheel, buttons, "fit"), never shrunk to a thumbnail.
+"""
+import itertools
+import re
+
+MIN_LABEL_PX = 10          # the smallest label size the views allow at their initial scale
+PT_TO_PX = 96 / 72         # dot writes sizes in points
+_COUNTER = itertools.count()
+_GROUP = re.compile(r'<g id="(?!a_)([^"]*)" class="(node|edge|cluster)"')
+
+PICTURE_STYLE = """
+.vz-hidden { visibility: hidden; }
+.vz-pending path, .vz-pending polygon { stroke: #c7c7c7 !important; stroke-width: 1 !important; }
+.vz-pending polygon { fill: #c7c7c7 !important; }
+.vz-pending polyline { visibility: hidden; }
+.vz-hl > path, .vz-hl > polygon, .vz-hl > g > a > path, .vz-hl > g > a > polygon {
+  fill: #fff176 !important; stroke: #e65100 !important; stroke-width: 2.5 !important; }
+"""
+
+
+def annotate(svg, marks):
+    """Mark up ``svg`` (from ``dot``) with ``marks``: ``{element id: (rows, sent, highlight)}``
+    where rows are ``(text, frame it appears at or None)`` in the order dot writes their
+    ``<text>`` elements, ``sent`` the frame an edge's gradient arrives and ``highlight`` the
+    frames evaluating an operation."""
+    starts = [(m.start(), m.group(1)) for m in _GROUP.finditer(svg)]
+    out, pos = [], 0
+    for k, (start, element) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(svg)
+        out.append(svg[pos:start])
+        out.append(_annotate_group(svg[start:end], marks.get(element)))
+        pos = end
+    out.append(svg[pos:])
+    return "".join(out)
+
+
+def _annotate_group(text, mark):
+    if mark is None:
+        return text
+    rows, sent, highlight = mark
+    head_end = text.index(">") + 1
+    head, body = text[:head_end], text[head_end:]
+    extra = ""
+    if sent is not None:
+        extra += f' data-sent="{sent}"'
+    if highlight:
+        extra += f' data-hl="{" ".join(str(f) for f in highlight)}"'
+    head = head[:-1] + extra + ">"
+    texts = list(re.finditer(r"<text\b", body))
+    if len(texts) != len(rows):
+        raise RuntimeError(f"viz: {len(texts)} text elements drawn for {len(rows)} label rows "
+                           f"in {head}; cannot tell which to hide")
+    out, pos = [], 0
+    for m, (_, at) in zip(texts, rows):
+        out.append(body[pos:m.end()])
+        if at is not None:
+            out.append(f' data-at="{at}"')
+        pos = m.end()
+    out.append(body[pos:])
+    return head + "".join(out)
+
+
+def state_svg(svg, frame):
+    """The annotated ``svg`` as frame ``frame`` shows it: rows not known yet removed, edges
+    whose gradient has not arrived grey, the operation being evaluated highlighted."""
+    svg = re.sub(r'<text\b[^>]*\bdata-at="(\d+)"[^>]*>.*?</text>\n?',
+                 lambda m: "" if int(m.group(1)) > frame else m.group(0), svg, flags=re.S)
+
+    def group(m):
+        head = m.group(0)
+        classes = []
+        sent = re.search(r'data-sent="(\d+)"', head)
+        if sent and int(sent.group(1)) > frame:
+            classes.append("vz-pending")
+        hl = re.search(r'data-hl="([\d ]+)"', head)
+        if hl and str(frame) in hl.group(1).split():
+            classes.append("vz-hl")
+        if not classes:
+            return head
+        return head.replace('class="', f'class="{" ".join(classes)} ', 1)
+    svg = re.sub(r'<g id="[^"]*" class="(?:node|edge)"[^>]*>', group, svg)
+    return _with_style(svg, PICTURE_STYLE)
+
+
+def _with_style(svg, css):
+    """``svg`` with a ``<style>`` element right after its opening tag."""
+    m = re.search(r"<svg\b[^>]*>", svg)
+    return svg[:m.end()] + f"\n<style>{css}</style>" + svg[m.end():]
+
+
+def inline(svg, prefix):
+    """SVG from ``dot`` made fit for inlining in HTML: no XML prolog or doctype, no namespace
+    declarations (HTML needs none), every id made unique with ``prefix``, sized in CSS px."""
+    svg = re.sub(r"^.*?(?=<svg\b)", "", svg, count=1, flags=re.S)
+    svg = re.sub(r'\s+xmlns(?::\w+)?="[^"]*"', "", svg)
+    svg = re.sub(r'\bid="', f'id="{prefix}-', svg)
+
+    def px(m):
+        return f'{m.group(1)}="{float(m.group(2)) * PT_TO_PX:.0f}px"'
+    head = re.search(r"<svg\b[^>]*>", svg)
+    opening = re.sub(r'\b(width|height)="([\d.]+)pt"', px, head.group(0))
+    return svg[:head.start()] + opening + svg[head.end():]
+
+
+VIEW_STYLE = """
+#{uid} .vz-view {{ position: relative; overflow: hidden; width: 100%; border: 1px solid #ddd;
+  background: white; cursor: grab; touch-action: none; }}
+#{uid} .vz-view.vz-dragging {{ cursor: grabbing; }}
+#{uid} .vz-view > svg {{ position: absolute; left: 0; top: 0; transform-origin: 0 0; }}
+#{uid} .vz-zoom {{ display: flex; gap: 4px; margin: 4px 0; align-items: center;
+  font-family: Helvetica, Arial, sans-serif; font-size: 13px; color: #555; }}
+#{uid} .vz-zoom button {{ font-size: 13px; padding: 1px 8px; cursor: pointer; }}
+"""
+
+VIEW_SCRIPT = """
+(function () {{
+  var root = document.getElementById("{uid}");
+  var view = root.querySelector(".vz-view"), svg = view.querySelector("svg");
+  var w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
+  var vb = svg.viewBox.baseVal, unit = vb && vb.width ? w / vb.width : 1;
+  var smallest = Infinity;
+  svg.querySelectorAll("text").forEach(function (t) {{
+    var f = parseFloat(t.getAttribute("font-size"));
+    if (f < smallest) smallest = f;
+  }});
+  var readable = isFinite(smallest) ? {min_px} / (smallest * unit) : 0;
+  var s = 1, x = 0, y = 0;
+  function apply() {{
+    svg.style.transform = "translate(" + x + "px," + y + "px) scale(" + s + ")";
+    root.querySelector(".vz-scale").textContent = Math.round(100 * s) + "%";
+  }}
+  function fitScale() {{ return Math.min(1, view.clientWidth / w); }}
+  function start() {{
+    s = Math.max(fitScale(), Math.min(1, readable));
+    view.style.height = Math.min(h * s + 2, Math.max(240, window.innerHeight * 0.8)) + "px";
+    x = 0; y = 0; apply();
+  }}
+  function zoom(f, cx, cy) {{
+    var n = Math.max(0.05, Math.min(8, s * f));
+    x = cx - (cx - x) * n / s; y = cy - (cy - y) * n / s; s = n; apply();
+  }}
+  root.querySelector(".vz-fit").onclick = function () {{
+    s = Math.min(view.clientWidth / w, view.clientHeight / h); x = 0; y = 0; apply();
+  }};
+  root.querySelector(".vz-one").onclick = function () {{ s = 1; x = 0; y = 0; apply(); }};
+  root.querySelector(".vz-in").onclick = function () {{ zoom(1.25, 0, 0); }};
+  root.querySelector(".vz-out").onclick = function () {{ zoom(0.8, 0, 0); }};
+  view.addEventListener("wheel", function (e) {{
+    var r = view.getBoundingClientRect();
+    zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, e.clientX - r.left, e.clientY - r.top);
+    e.preventDefault();
+  }}, {{passive: false}});
+  var drag = null;
+  view.addEventListener("pointerdown", function (e) {{
+    drag = [e.clientX - x, e.clientY - y]; view.classList.add("vz-dragging");
+  }});
+  window.addEventListener("pointermove", function (e) {{
+    if (drag) {{ x = e.clientX - drag[0]; y = e.clientY - drag[1]; apply(); }}
+  }});
+  window.addEventListener("pointerup", function () {{
+    drag = null; view.classList.remove("vz-dragging");
+  }});
+  start();
+}})();
+"""
+
+
+def new_uid():
+    """A fresh id for one view on a page (a notebook shows many)."""
+    return f"vz-view-{next(_COUNTER)}"
+
+
+def view_html(svg, uid=None, extra_style="", before="", after_script=""):
+    """An HTML fragment showing ``svg`` (dot's output) in a pan-and-zoom view (see the module
+    docstring). ``before`` goes above the picture, ``after_script`` runs after the view's
+    script (the player's frame switching)."""
+    uid = uid or new_uid()
+    return "\n".join([
+        f'<div id="{uid}" class="vz-viewer" tabindex="0">',
+        f"<style>{VIEW_STYLE.format(uid=uid)}{extra_style}</style>",
+        before,
+        '<div class="vz-zoom"><button type="button" class="vz-fit" title="whole picture">'
+        'fit</button><button type="button" class="vz-one">100%</button>'
+        '<button type="button" class="vz-out" title="zoom out">−</button>'
+        '<button type="button" class="vz-in" title="zoom in">+</button>'
+        '<span class="vz-scale"></span><span>drag to move, wheel to zoom</span></div>',
+        f'<div class="vz-view">{inline(svg, uid)}</div>',
+        f"<script>{VIEW_SCRIPT.format(uid=uid, min_px=MIN_LABEL_PX)}{after_script}</script>",
+        "</div>"])
