@@ -128,5 +128,6 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
     uid = new_uid()
     fragment = view_html(frames[0].picture.svg(), uid, extra_style=_STYLE.format(uid=uid) +
                          PICTURE_STYLE, before=controls, after_script=_SCRIPT.format(
-                             uid=uid, frames=table, interval=int(interval * 1000)))
+                             uid=uid, frames=table, interval=int(interval * 1000)),
+                         role="vz-player")
     return Player(fragment, title, n)

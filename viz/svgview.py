@@ -181,13 +181,13 @@ def new_uid():
     return f"vz-view-{next(_COUNTER)}"
 
 
-def view_html(svg, uid=None, extra_style="", before="", after_script=""):
+def view_html(svg, uid=None, extra_style="", before="", after_script="", role="vz-drawing"):
     """An HTML fragment showing ``svg`` (dot's output) in a pan-and-zoom view (see the module
     docstring). ``before`` goes above the picture, ``after_script`` runs after the view's
-    script (the player's frame switching)."""
+    script (the player's frame switching); ``role`` is a class of the outer element."""
     uid = uid or new_uid()
     return "\n".join([
-        f'<div id="{uid}" class="vz-viewer" tabindex="0">',
+        f'<div id="{uid}" class="vz-viewer {role}" tabindex="0">',
         f"<style>{VIEW_STYLE.format(uid=uid)}{extra_style}</style>",
         before,
         '<div class="vz-zoom"><button type="button" class="vz-fit" title="whole picture">'
