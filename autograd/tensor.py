@@ -269,20 +269,34 @@ class Tensor:
     def copy_(self, src):
         return self._inplace("copy_", np.broadcast_to(as_array(src), self.shape))
 
+    def _update(self, what, result):
+        """Write an arithmetic ``result`` in place, refusing (as PyTorch) a result of a higher
+        dtype category than the tensor's: int.add_(1.5) would silently truncate."""
+        dtype = np.result_type(result)
+        if dtype.kind != self._data.dtype.kind and category(dtype) > category(self._data.dtype):
+            kind = {"b": "a bool", "i": "an integer", "u": "an integer"}.get(dtype.kind,
+                                                                            "a floating-point")
+            raise TypeError(
+                f"{what}: the result is {kind} tensor and can't be cast to the tensor's dtype "
+                f"{self._data.dtype} (PyTorch refuses it too): an in-place operation keeps the "
+                f"tensor's dtype. Use the out-of-place form (x = x + y) or convert first, e.g. "
+                f"x = x.float().")
+        return self._inplace(what, result)
+
     def add_(self, other, alpha=1):
-        return self._inplace("add_", self._data + raw_data(other) * alpha)
+        return self._update("add_", self._data + raw_data(other) * alpha)
 
     def sub_(self, other, alpha=1):
-        return self._inplace("sub_", self._data - raw_data(other) * alpha)
+        return self._update("sub_", self._data - raw_data(other) * alpha)
 
     def mul_(self, other):
-        return self._inplace("mul_", self._data * raw_data(other))
+        return self._update("mul_", self._data * raw_data(other))
 
     def div_(self, other):
-        return self._inplace("div_", self._data / raw_data(other))
+        return self._update("div_", self._data / raw_data(other))
 
     def clamp_(self, min=None, max=None):
-        return self._inplace("clamp_", np.clip(self._data, min, max))
+        return self._update("clamp_", np.clip(self._data, min, max))
 
     def masked_fill_(self, mask, value):
         return self._inplace("masked_fill_", np.where(raw_data(mask), value, self._data))
@@ -781,6 +795,6 @@ class _HookHandle:
 
 
 # The operations import Tensor, so they are imported after it is defined.
-from .dtypes import promote  # noqa: E402
+from .dtypes import category, promote  # noqa: E402
 from .ops import composed, elementwise, indexing, linalg, reduction  # noqa: E402
 from .ops import shape as shape_ops  # noqa: E402  ("shape" is an argument of reshape and view)

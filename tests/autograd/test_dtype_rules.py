@@ -71,6 +71,30 @@ def test_operation_pytorch_refuses_on_integers_raises_a_clear_error(name):
         ours(ag.tensor([[1, 2]]))
 
 
+# --------------------------------------------------------------------------- in place
+@pytest.mark.parametrize("name", ["add_", "sub_", "div_", "clamp_"])
+def test_in_place_result_of_a_higher_category_is_refused_as_in_pytorch(name):
+    arg = {"add_": (1.5,), "sub_": (0.5,), "div_": (2,), "clamp_": (0.5, 1.5)}[name]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        getattr(torch.tensor([1, 2]), name)(*arg)
+    x = ag.tensor([1, 2])
+    with pytest.raises(TypeError, match=rf"{name}: the result is a floating-point tensor.*int64"):
+        getattr(x, name)(*arg)
+    assert x.tolist() == [1, 2]                       # nothing was written
+
+
+def test_in_place_results_of_the_same_category_are_written_in_the_tensors_dtype():
+    x = ag.tensor([1, 2])
+    x.mul_(2)
+    x += 1
+    assert x.dtype == np.int64 and x.tolist() == [3, 5]
+    with pytest.raises(TypeError, match="add_: the result is an integer tensor.*bool"):
+        ag.tensor([True]).add_(1)
+    f = ag.ones(2)
+    f.add_(ag.ones(2, dtype=ag.float64))              # float64 into float32: same category
+    assert f.dtype == np.float32 and f.tolist() == [2.0, 2.0]
+
+
 # ------------------------------------------------------------------------ .grad's dtype
 def test_grad_keeps_the_leafs_dtype_over_several_accumulations():
     w = ag.ones(3, requires_grad=True)
