@@ -26,6 +26,11 @@ from .trace import Graph, trace
 
 MAX_NODES = 400
 WARN_NODES = 3000          # beyond this, a picture is neither fast to lay out nor readable
+# Above FAST_LAYOUT boxes dot ranks with its newer ranking and places boxes without network
+# simplex iterations: on a 10,000-operation chain the default placement alone took 64 s and
+# this takes 2.4 s, at the price of less compact rows.
+FAST_LAYOUT = 1000
+FAST_LAYOUT_ATTRS = {"newrank": "true", "nslimit": "0", "searchsize": "10"}
 FILL = {"op": "#ffffff", "param": "#ffd8a8", "input": "#cfe8fc", "const": "#f2f2f2",
         "output": "#c8f0d0", "box": "#e6dcf5"}
 KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input",
@@ -120,9 +125,11 @@ def render(graph, options, timeline=None):
     scale = colors.LogScale([colors.magnitude(g) for s, d, g, group in edges
                              if g is not None and not _is_seed(group, graph, output)])
     rankdir = options.rankdir or _auto_rankdir(graph)
-    dot = digraph(name="dagrad", graph_attr={
-        "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "10",
-        "nodesep": "0.25", "ranksep": "0.4", "labelloc": "b", "labeljust": "l"},
+    graph_attr = {"rankdir": rankdir, "fontname": "Helvetica", "fontsize": "10",
+                  "nodesep": "0.25", "ranksep": "0.4", "labelloc": "b", "labeljust": "l"}
+    if len(layout.items) > FAST_LAYOUT:
+        graph_attr.update(FAST_LAYOUT_ATTRS)
+    dot = digraph(name="dagrad", graph_attr=graph_attr,
         node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "box",
                    "style": "rounded,filled", "fillcolor": "white", "color": "#555555",
                    "margin": "0.12,0.06"},
