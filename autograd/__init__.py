@@ -12,7 +12,7 @@ walks that graph in reverse topological order and applies each operation's local
 """
 import numpy as np
 
-from .tensor import Tensor  # first: the operations import it  # isort: skip
+from .tensor import Tensor, as_array, as_tensor  # first: the operations import it  # isort: skip
 from . import functional
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, normal, ones, ones_like, rand, rand_like, randint, randn,

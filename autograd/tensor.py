@@ -35,6 +35,14 @@ def as_array(data, dtype=None):
     return arr
 
 
+def as_tensor(data, dtype=None):
+    """``data`` as a Tensor (PyTorch's ``torch.as_tensor``): a Tensor passes through (converted
+    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
+    return Tensor(data, dtype=dtype)
+
+
 def _is_float(dtype):
     return np.issubdtype(dtype, np.floating)
 

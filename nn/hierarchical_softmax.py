@@ -9,7 +9,8 @@ import numpy as np
 from dagrad import autograd as ag
 
 from . import init
-from .functional._util import as_array, as_tensor, check_reduction, reduce
+from dagrad.autograd import as_array, as_tensor
+from .functional._util import check_reduction, reduce
 from .module import Module
 from .parameter import Parameter
 

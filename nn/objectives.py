@@ -11,20 +11,16 @@ with P the positions whose target is not ``ignore_index``.
 """
 import numpy as np
 
-from dagrad.autograd import generator
+from dagrad.autograd import as_array, generator
 
 from .functional.loss import cross_entropy
-
-
-def _ids(x):
-    return np.asarray(getattr(x, "data", x))
 
 
 def next_token_pairs(tokens):
     """(inputs, targets) = (tokens[..., :-1], tokens[..., 1:]): the model sees positions 0..t
     and predicts token t+1. The same shift gives the decoder input and the target of an
     encoder-decoder trained with teacher forcing."""
-    tokens = _ids(tokens)
+    tokens = as_array(tokens)
     if tokens.shape[-1] < 2:
         raise ValueError(f"next_token_pairs: sequences need at least 2 tokens, got shape "
                          f"{tokens.shape}")
@@ -35,7 +31,7 @@ def sequence_cross_entropy(logits, targets, ignore_index=-100, label_smoothing=0
                            reduction="mean"):
     """Cross-entropy of logits (…, V) against token ids (…) over every position (the formula
     in the module docstring); positions whose target is ``ignore_index`` do not count."""
-    targets = _ids(targets)
+    targets = as_array(targets)
     if logits.shape[:-1] != targets.shape:
         raise ValueError(f"sequence_cross_entropy: logits {tuple(logits.shape)} need targets of "
                          f"shape {tuple(logits.shape[:-1])}, got {targets.shape}")
@@ -51,8 +47,8 @@ masked_lm_loss = sequence_cross_entropy
 
 def token_accuracy(logits, targets, ignore_index=-100):
     """Fraction of counted positions whose most likely token is the target."""
-    pred = _ids(logits).argmax(axis=-1)
-    targets = _ids(targets)
+    pred = as_array(logits).argmax(axis=-1)
+    targets = as_array(targets)
     keep = targets != ignore_index
     return float((pred == targets)[keep].mean()) if keep.any() else float("nan")
 
@@ -68,7 +64,7 @@ def mask_tokens(tokens, mask_id, vocab_size, mask_prob=0.15, mask_token_prob=0.8
     (``masked_lm_loss``) counts only the selected positions. Uses autograd's generator
     (``ag.manual_seed``).
     """
-    tokens = _ids(tokens)
+    tokens = as_array(tokens)
     rng = generator()
     selectable = ~np.isin(tokens, list(special_ids))
     selected = (rng.random(tokens.shape) < mask_prob) & selectable
@@ -85,6 +81,6 @@ def unigram_entropy(tokens, vocab_size=None):
     """H = -Σ_v p(v) log p(v) in nats, p the token frequencies in ``tokens``: the loss of the
     best model that ignores context (predicts every token from its frequency alone). A
     language model has learned something from context when its loss is below H."""
-    counts = np.bincount(_ids(tokens).reshape(-1), minlength=vocab_size or 0)
+    counts = np.bincount(as_array(tokens).reshape(-1), minlength=vocab_size or 0)
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())

@@ -9,18 +9,20 @@ exactness per query. Plain NumPy: retrieval needs no gradients.
 """
 import numpy as np
 
+from dagrad.autograd import as_array
+
 
 def _augment(queries, keys, bias):
     """q·k + b as one inner product: [q, 1]·[k, b]."""
-    q = np.asarray(getattr(queries, "data", queries))
-    k = np.asarray(getattr(keys, "data", keys))
+    q = as_array(queries)
+    k = as_array(keys)
     if q.ndim == 1:
         q = q[None]
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
         raise ValueError(f"MIPS: queries (m, d) and keys (n, d) must share d, got {q.shape} "
                          f"and {k.shape}")
     if bias is not None:
-        b = np.asarray(getattr(bias, "data", bias)).reshape(-1, 1)
+        b = as_array(bias).reshape(-1, 1)
         if len(b) != len(k):
             raise ValueError(f"MIPS: bias must have one entry per key ({len(k)}), got {len(b)}")
         q = np.concatenate([q, np.ones((len(q), 1), q.dtype)], axis=1)
@@ -136,7 +138,7 @@ class MIPSIndex:
     def search(self, queries, k, nprobe=None):
         """(scores (m, k), ids (m, k), exact (m,) bool): the best keys found, best first, and
         whether each row is certified to equal the brute-force answer."""
-        q = np.asarray(getattr(queries, "data", queries))
+        q = as_array(queries)
         if q.ndim == 1:
             q = q[None]
         d = self.keys.shape[1] - self.has_bias

@@ -1,6 +1,8 @@
 """A character-level tokenizer: every distinct character of a text is one token."""
 import numpy as np
 
+from dagrad.autograd import as_array
+
 
 class CharTokenizer:
     """Maps characters to integer ids and back.
@@ -54,7 +56,7 @@ class CharTokenizer:
 
     def decode(self, ids, skip_specials=False):
         """The text for a sequence of ids (list, array or 1-D Tensor)."""
-        ids = np.asarray(getattr(ids, "data", ids)).reshape(-1)
+        ids = as_array(ids).reshape(-1)
         if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
             raise IndexError(f"CharTokenizer.decode: ids must be in [0, {len(self) - 1}]")
         special = set(self.specials) if skip_specials else ()

@@ -5,8 +5,7 @@ import math
 import numpy as np
 
 from dagrad import autograd as ag
-
-from .functional._util import as_array
+from dagrad.autograd import as_array
 
 
 def squared_distances(x):

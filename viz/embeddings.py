@@ -2,7 +2,9 @@
 (matplotlib, an optional extra; see ``viz.plots``)."""
 import numpy as np
 
-from .plots import _array, _figure
+from dagrad.autograd import as_array
+
+from .plots import _figure
 
 
 def embedding_plot(z, texts=None, labels=None, ax=None, title="Embedding", fontsize=8):
@@ -10,7 +12,7 @@ def embedding_plot(z, texts=None, labels=None, ax=None, title="Embedding", fonts
     coloured by ``labels`` (n group names or classes, with a legend); either may be omitted.
     Project higher-dimensional vectors to 2-D first (``nn.TSNE`` or PCA). Returns the
     figure (or draws into ``ax``)."""
-    z = _array(z)
+    z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
         raise ValueError(f"viz.embedding_plot: z must have shape (n, 2), got {z.shape}; project "
                          f"it to 2-D first (e.g. nn.TSNE or PCA)")
@@ -25,7 +27,7 @@ def embedding_plot(z, texts=None, labels=None, ax=None, title="Embedding", fonts
     if labels is None:
         axis.scatter(z[:, 0], z[:, 1], s=10, alpha=0.7)
     else:
-        labels = np.asarray(_array(labels)).reshape(-1)
+        labels = np.asarray(as_array(labels)).reshape(-1)
         for i, group in enumerate(dict.fromkeys(labels.tolist())):
             mask = labels == group
             colours[mask] = f"C{i % 10}"

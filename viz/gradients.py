@@ -6,6 +6,7 @@ t's other uses: that is exactly what the observer reports. The total at t is the
 """
 import numpy as np
 
+from dagrad.autograd import as_array
 from dagrad.autograd.engine import run
 
 from .gradflow import inside_viz
@@ -29,7 +30,7 @@ def edge_gradients(root, vertices, gradient=None):
     if gradient is None:
         seed = np.ones(root.shape, dtype=root.dtype)
     else:
-        seed = np.asarray(getattr(gradient, "data", gradient), dtype=root.dtype)
+        seed = as_array(gradient, dtype=root.dtype)
         if seed.shape != root.shape:
             raise ValueError(f"viz: gradient has shape {seed.shape} but the root has shape "
                              f"{root.shape}; they must match")

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from dagrad.autograd import as_array
 from dagrad.extras import missing_extra
 
 
@@ -33,10 +34,6 @@ def _enable_inline_display():
         import matplotlib
         if "inline" in matplotlib.get_backend():
             import matplotlib_inline.backend_inline  # noqa: F401 - registers the formatter
-
-
-def _array(x):
-    return np.asarray(x)
 
 
 def history(history, ax=None, title="Training"):
@@ -114,7 +111,7 @@ def attention(weights, x_labels=None, y_labels=None, ax=None, title="Attention w
     """Attention maps: ``weights`` of shape (queries, keys), or (heads, queries, keys) for one
     panel per head. Row i shows how query i spreads its attention over the keys (each row
     sums to 1 after a softmax)."""
-    w = _array(weights).astype(np.float64)
+    w = as_array(weights).astype(np.float64)
     if w.ndim == 2:
         w = w[None]
     if w.ndim != 3:
@@ -141,7 +138,7 @@ def attention(weights, x_labels=None, y_labels=None, ax=None, title="Attention w
 def latent(z, labels=None, ax=None, title="Latent space"):
     """A 2-D latent space: ``z`` of shape (n, 2), points coloured by ``labels`` (e.g. digit
     classes) with a legend, or uncoloured."""
-    z = _array(z)
+    z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
         raise ValueError(f"viz.plots.latent: z must have shape (n, 2), got {z.shape}; project "
                          f"it to 2-D first (e.g. a 2-D bottleneck or PCA)")
@@ -150,7 +147,7 @@ def latent(z, labels=None, ax=None, title="Latent space"):
     if labels is None:
         axis.scatter(z[:, 0], z[:, 1], s=8, alpha=0.7)
     else:
-        labels = _array(labels).reshape(-1)
+        labels = as_array(labels).reshape(-1)
         for i, c in enumerate(np.unique(labels)):
             mask = labels == c
             axis.scatter(z[mask, 0], z[mask, 1], s=8, alpha=0.7, color=f"C{i % 10}",
@@ -165,7 +162,7 @@ def latent(z, labels=None, ax=None, title="Latent space"):
 def images(images, nrow=None, titles=None, cmap="gray", title=None):
     """A grid of images: shape (n, H, W), (n, H, W, C), (n, C, H, W) with C of 1 or 3, or
     (n, D) with D a square (8x8 digits as rows of 64)."""
-    x = _array(images)
+    x = as_array(images)
     if x.ndim == 2:
         side = int(round(np.sqrt(x.shape[1])))
         if side * side != x.shape[1]:

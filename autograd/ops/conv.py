@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..dtypes import floating
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import as_tensor
 from ..xp import NUMPY
 
 
@@ -329,10 +329,6 @@ class ConvTranspose2d(Function):
 
 
 # ----------------------------------------------------------------------- public functions
-def as_tensor(x):
-    return x if isinstance(x, Tensor) else Tensor(x)
-
-
 def conv_padding(op, padding, kernel, stride, dilation):
     """PyTorch's ``padding`` argument -> a (lo, hi) pair per axis.
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
-from .conv import Unfold, as_tensor, batched, pair, unfold_copy, window
+from ..tensor import as_tensor
+from .conv import Unfold, batched, pair, unfold_copy, window
 
 
 def _pool_window(op, x, kernel_size, stride, padding, dilation, ceil_mode):

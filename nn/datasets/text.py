@@ -3,6 +3,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dagrad.autograd import as_array
+
 _DATA = Path(__file__).parent / "data"
 TEXTS = {"alice": "alice.txt"}   # Lewis Carroll, Alice's Adventures in Wonderland (1865), ch. I-II
 
@@ -20,7 +22,7 @@ def text_windows(tokens, length, stride=None):
     (num_windows, length + 1), window k starting at k · stride (default stride: length, so the
     windows tile the text). Split each into inputs and next-token targets with
     ``window[:, :-1], window[:, 1:]``."""
-    tokens = np.asarray(getattr(tokens, "data", tokens))
+    tokens = as_array(tokens)
     stride = length if stride is None else stride
     if tokens.ndim != 1 or length < 1 or stride < 1 or tokens.size < length + 1:
         raise ValueError(f"text_windows: need a 1-D token array longer than length={length} "

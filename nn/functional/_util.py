@@ -1,19 +1,5 @@
 """Argument helpers shared by the functional API."""
-import numpy as np
-
-from dagrad.autograd import Tensor
-
 REDUCTIONS = ("none", "mean", "sum")
-
-
-def as_tensor(x):
-    """A Tensor for ``x`` (Tensors pass through; arrays and numbers are wrapped, no copy)."""
-    return x if isinstance(x, Tensor) else Tensor(x)
-
-
-def as_array(x):
-    """The ndarray behind ``x`` (a Tensor, an array or anything NumPy converts)."""
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def check_reduction(reduction, op, extra=()):

@@ -1,10 +1,9 @@
 """Activation functions (stateless). Each is an autograd operation or a short composition."""
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_tensor
 from dagrad.autograd.args import normalize_dim
 from dagrad.autograd.dtypes import require_floating
-
-from ._util import as_tensor
 
 
 def relu(input, inplace=False):

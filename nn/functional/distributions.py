@@ -8,8 +8,8 @@ import math
 import numbers
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_tensor
 
-from ._util import as_tensor
 
 LOG_2PI = math.log(2 * math.pi)
 

@@ -1,9 +1,7 @@
 """Dropout (stateless form)."""
 import numpy as np
 
-from dagrad.autograd import generator
-
-from ._util import as_tensor
+from dagrad.autograd import as_tensor, generator
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

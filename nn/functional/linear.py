@@ -2,8 +2,7 @@
 import numpy as np
 
 from dagrad import autograd as ag
-
-from ._util import as_array
+from dagrad.autograd import as_array
 
 
 def linear(input, weight, bias=None):

@@ -9,8 +9,9 @@ import numpy as np
 from dagrad import autograd as ag
 from dagrad.autograd.dtypes import require_floating
 from dagrad.autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
+from dagrad.autograd import as_array, as_tensor
 
-from ._util import as_array, as_tensor, check_reduction, reduce
+from ._util import check_reduction, reduce
 from .activation import log_softmax
 
 

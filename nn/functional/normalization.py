@@ -1,10 +1,8 @@
 """Normalisation layers, stateless forms: batch norm and layer norm."""
 import numpy as np
 
-from dagrad.autograd import Tensor, no_grad
+from dagrad.autograd import Tensor, as_array, as_tensor, no_grad
 from dagrad.autograd.ops.nn_ops import normalize
-
-from ._util import as_array, as_tensor
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

@@ -3,8 +3,9 @@
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array, as_tensor
 
-from ._util import as_array, as_tensor, check_reduction
+from ._util import check_reduction
 from .loss import cross_entropy
 
 

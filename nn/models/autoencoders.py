@@ -18,7 +18,7 @@ from dagrad import autograd as ag
 from .. import functional as F
 from ..containers import Sequential
 from ..conv import Conv2d, ConvTranspose2d
-from ..functional._util import as_tensor
+from dagrad.autograd import as_tensor
 from ..linear import Linear
 from ..module import Module
 from .mlp import ACTIVATIONS, MLP

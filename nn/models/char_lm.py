@@ -2,6 +2,7 @@
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array
 
 from ..dropout import Dropout
 from ..embedding import Embedding
@@ -59,7 +60,7 @@ class CharLM(Module):
         (``ag.manual_seed``). Runs in evaluation mode without recording a graph, and restores
         the previous mode.
         """
-        idx = np.asarray(getattr(prefix, "data", prefix), dtype=np.int64)
+        idx = as_array(prefix, dtype=np.int64)
         one = idx.ndim == 1
         idx = idx[None] if one else idx
         if idx.shape[1] < 1:

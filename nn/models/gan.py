@@ -3,7 +3,7 @@ from dagrad import autograd as ag
 
 from ..activation import LeakyReLU, Sigmoid
 from ..containers import Sequential
-from ..functional._util import as_tensor
+from dagrad.autograd import as_tensor
 from ..functional.loss import binary_cross_entropy_with_logits
 from ..linear import Linear
 from ..module import Module

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array
 
 from .. import init
 from ..dropout import Dropout
@@ -84,7 +85,7 @@ class GPT(Module):
         and samples from their softmax with autograd's generator (``ag.manual_seed``). Runs in
         evaluation mode without recording a graph, and restores the previous mode.
         """
-        idx = np.asarray(getattr(idx, "data", idx), dtype=np.int64)
+        idx = as_array(idx, dtype=np.int64)
         one = idx.ndim == 1
         idx = idx[None] if one else idx
         rng = ag.generator()

@@ -4,6 +4,7 @@ every step attention lets it look at all of the encoder's outputs."""
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array
 
 from ..attention_rnn import make_attention
 from ..containers import ModuleList
@@ -15,10 +16,6 @@ from ..rnn import GRU, LSTM, RNN
 from ..rnn_cells import GRUCell, LSTMCell, RNNCell
 
 _CELLS = {"gru": (GRU, GRUCell), "lstm": (LSTM, LSTMCell), "rnn": (RNN, RNNCell)}
-
-
-def _ids(x):
-    return np.asarray(getattr(x, "data", x))
 
 
 class Seq2SeqRNN(Module):
@@ -76,7 +73,7 @@ class Seq2SeqRNN(Module):
     def _padding(self, src, given):
         if given is not None or self.pad_idx is None:
             return given
-        mask = _ids(src) == self.pad_idx
+        mask = as_array(src) == self.pad_idx
         return mask if mask.any() else None
 
     def encode(self, src, src_padding_mask=None):
@@ -122,7 +119,7 @@ class Seq2SeqRNN(Module):
         """Logits (N, T, tgt_vocab_size) for source tokens (N, S) and decoder inputs tgt (N, T)
         (teacher forcing: tgt[:, t] is fed at step t, or with probability 1 - teacher_forcing
         the previous step's most likely token). With ``return_attention``: (logits, α (N, T, S))."""
-        tgt = _ids(tgt)
+        tgt = as_array(tgt)
         padding = self._padding(src, src_padding_mask)
         memory, states = self.encode(src, padding)
         rng = ag.generator()
@@ -149,7 +146,7 @@ class Seq2SeqRNN(Module):
         the weights of each generated token; None without attention). Runs in evaluation mode
         without recording a graph and restores the previous mode; src may be 1-D (one
         sequence)."""
-        src = _ids(src)
+        src = as_array(src)
         one = src.ndim == 1
         src = src[None] if one else src
         was_training = self.training

@@ -4,6 +4,7 @@ layer to the target vocabulary. Trained with teacher forcing, decoded greedily."
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array
 
 from .. import init
 from ..functional.attention import causal_mask
@@ -11,10 +12,6 @@ from ..linear import Linear
 from ..module import Module
 from ..positional import PositionalEncoding, TokenEmbedding
 from ..transformer import Transformer
-
-
-def _ids(x):
-    return np.asarray(getattr(x, "data", x))
 
 
 class Seq2SeqTransformer(Module):
@@ -58,11 +55,11 @@ class Seq2SeqTransformer(Module):
         """key_padding_mask (N, T): the one given, or tokens == pad_idx (if pad_idx is set)."""
         if given is not None or self.pad_idx is None:
             return given
-        mask = _ids(tokens) == self.pad_idx
+        mask = as_array(tokens) == self.pad_idx
         return (mask if self.batch_first else mask.T) if mask.any() else None
 
     def _length(self, tokens):
-        return _ids(tokens).shape[1 if self.batch_first else 0]
+        return as_array(tokens).shape[1 if self.batch_first else 0]
 
     def encode(self, src, src_mask=None, src_padding_mask=None):
         """memory = Encoder(PE(√d · E[src])); src (N, S) -> (N, S, emb_size) (batch first)."""
@@ -100,7 +97,7 @@ class Seq2SeqTransformer(Module):
         ``start_symbol``; once a sequence emits ``end_symbol`` the rest of it repeats that
         symbol, and decoding stops when every sequence has ended. Runs in evaluation mode
         without recording a graph, and restores the previous mode."""
-        src = _ids(src)
+        src = as_array(src)
         one = src.ndim == 1
         src = src[None] if one else (src if self.batch_first else src.T)   # (N, S)
 

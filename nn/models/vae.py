@@ -2,8 +2,8 @@
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_tensor
 
-from ..functional._util import as_tensor
 from ..functional.distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
                                         gaussian_log_likelihood)
 from ..linear import Linear

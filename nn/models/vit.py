@@ -7,7 +7,7 @@ from .. import functional as F
 from .. import init
 from ..conv import Conv2d
 from ..dropout import Dropout
-from ..functional._util import as_tensor
+from dagrad.autograd import as_tensor
 from ..linear import Linear
 from ..module import Module
 from ..normalization import LayerNorm

@@ -9,7 +9,7 @@ from dagrad import autograd as ag
 
 from .. import init
 from ..embedding import Embedding
-from ..functional._util import as_array
+from dagrad.autograd import as_array
 from ..functional.sampled_softmax import unigram_probs
 from ..hierarchical_softmax import HierarchicalSoftmax
 from ..module import Module

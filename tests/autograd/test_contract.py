@@ -140,3 +140,21 @@ def test_named_saves_are_freed_after_backward():
     assert node.inside is None and masks[0]() is None
     with pytest.raises(RuntimeError, match="second time"):
         y.backward()
+
+
+def test_one_converter_pair_for_the_whole_library():
+    """``ag.as_array``/``ag.as_tensor`` are the library's only Tensor-or-array converters."""
+    root = AUTOGRAD.parent
+    defined, unwrapped = [], []
+    for folder in ("autograd", "nn", "optim", "viz", "dagrad"):
+        for path in sorted((root / folder).rglob("*.py")):
+            text = path.read_text()
+            defined += [path.name for _ in re.finditer(r"^def (_?as_tensor|as_array|_array)\(",
+                                                       text, re.M)]
+            if re.search(r"getattr\(\w+, [\"']_?data[\"']", text):
+                unwrapped.append(path.name)
+    assert defined == ["tensor.py", "tensor.py"] and unwrapped == []
+    x = ag.tensor([1.0, 2.0])
+    assert ag.as_tensor(x) is x and ag.as_array(x) is x.numpy()
+    assert ag.as_tensor(np.zeros(2)).dtype == ag.float64
+    assert ag.as_tensor(x, dtype=ag.float64).dtype == ag.float64
