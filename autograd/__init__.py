@@ -14,7 +14,7 @@ import numpy as np
 
 from .tensor import Tensor, as_array, as_tensor  # first: the operations import it  # isort: skip
 from . import functional
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, normal, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, tensor, zeros, zeros_like)
 from .device import device

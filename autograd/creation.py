@@ -24,17 +24,6 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
-def as_tensor(data, dtype=None, device=None):
-    """``data`` as a tensor, sharing memory when it already is one (or an ndarray) of the
-    requested dtype, as PyTorch's ``as_tensor``; otherwise a converted copy."""
-    check_device(device, "as_tensor")
-    if isinstance(data, Tensor) and (dtype is None or data.dtype == np.dtype(dtype)):
-        return data
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):
-        return Tensor._make(data, None)
-    return tensor(data, dtype=dtype)
-
-
 def from_numpy(array):
     """A tensor sharing ``array``'s memory (writes to one show in the other), as PyTorch."""
     if not isinstance(array, np.ndarray):

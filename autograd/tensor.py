@@ -35,9 +35,13 @@ def as_array(data, dtype=None):
     return arr
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
     """``data`` as a Tensor (PyTorch's ``torch.as_tensor``): a Tensor passes through (converted
-    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory."""
+    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory. ``device``
+    can only be the CPU."""
+    if device is not None:
+        from .device import check_device
+        check_device(device, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
     return Tensor(data, dtype=dtype)
