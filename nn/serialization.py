@@ -9,6 +9,13 @@ nested checkpoints such as ``{"model": model.state_dict(), "optimizer": opt.stat
 
 Saving writes to a temporary file in the same directory and renames it over the target, so an
 interrupted or failed save leaves any previous file intact.
+
+A hostile file cannot make ``load`` allocate more than the file holds: nn.save stores members
+uncompressed, so ``load`` refuses compressed, encrypted or duplicated members, reads each
+member's ``.npy`` header and checks that its shape times its item size fits the bytes the
+member holds before any array is allocated, decodes each member at most once (a manifest that
+names one member twice is refused), and turns every failure into a ``SerializationError``,
+closing the file. Saving refuses what loading would refuse (object and complex arrays).
 """
 import json
 import os
@@ -86,19 +93,29 @@ def _join(path, key):
     return f"{path}/{key}" if path else str(key)
 
 
+def _member_name(path):
+    """A zip member name for ``path`` that no unzip tool can resolve outside its folder:
+    no leading '/', no '.' or '..' components."""
+    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".", "..")]
+    return "/".join(parts) or "array"
+
+
 def _encode(obj, arrays, path):
     """The JSON description of ``obj``; arrays are added to ``arrays`` under unique names."""
     if isinstance(obj, (Tensor, np.ndarray, np.generic)):
         kind = "tensor" if isinstance(obj, Tensor) else "array"
         data = obj._data if isinstance(obj, Tensor) else np.asarray(obj)
-        if data.dtype.hasobject:
-            raise TypeError(f"save: '{path or '<root>'}' is an object array; only numeric, "
-                            f"boolean and string arrays can be saved (object arrays need "
-                            f"pickle, which loading refuses)")
-        name = path or "array"
+        if data.dtype.hasobject or data.dtype.kind == "c" or (
+                kind == "tensor" and data.dtype.kind not in "biuf"):
+            raise TypeError(f"save: '{path or '<root>'}' has dtype {data.dtype}; tensors must "
+                            f"hold real numbers or booleans and arrays also strings (object "
+                            f"arrays need pickle and complex ones are not loaded back)")
+        name = _member_name(path)
         while name in arrays or name == MANIFEST:
             name += "_"
         arrays[name] = data
+        if isinstance(obj, np.generic):
+            kind = "scalar"                    # np.float64(2.5) comes back as np.float64
         return {kind: name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
@@ -136,6 +153,7 @@ def load(path):
         raise SerializationError(f"load: {path!r} is {what}; expected a state file written by "
                                  f"nn.save")
     try:
+        _check_members(path)
         with np.load(path, allow_pickle=False) as npz:
             if MANIFEST not in npz.files:
                 raise SerializationError(f"load: {path!r} is an .npz file but was not written "
@@ -153,7 +171,7 @@ def load(path):
                 raise SerializationError(f"load: {path!r} has format version "
                                          f"{manifest.get('version')!r}; this version of "
                                          f"dagrad reads version {VERSION}")
-            return _decode(manifest["tree"], npz)
+            return _decode(manifest["tree"], _Members(npz))
     except SerializationError:
         raise
     except ValueError as e:
@@ -165,11 +183,63 @@ def load(path):
     except RecursionError:
         raise SerializationError(f"load: {path!r} nests its content too deeply to be a state "
                                  f"file written by nn.save") from None
-    except (zipfile.BadZipFile, EOFError, OSError, KeyError, IndexError, AttributeError,
-            json.JSONDecodeError, TypeError) as e:
+    except Exception as e:       # anything a damaged zip or array makes NumPy or zipfile raise
         raise SerializationError(f"load: {path!r} is truncated or corrupted ({type(e).__name__}"
                                  f": {e}); it cannot be read as a state file written by "
                                  f"nn.save") from None
+
+
+def _check_members(path):
+    """Refuse, before anything is decoded, a zip whose members nn.save could not have written
+    or whose arrays claim more bytes than their members hold (module docstring)."""
+    file_size = os.path.getsize(path)
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        if len(set(names)) != len(names):
+            raise SerializationError(f"load: {path!r} has duplicate members")
+        if sum(i.file_size for i in infos) > file_size:
+            raise SerializationError(f"load: {path!r} declares {sum(i.file_size for i in infos)}"
+                                     f" bytes of members in a file of {file_size} bytes")
+        for info in infos:
+            if info.flag_bits & 0x1:
+                raise SerializationError(f"load: {path!r}: member {info.filename!r} is "
+                                         f"encrypted; nn.save never encrypts")
+            if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
+                raise SerializationError(f"load: {path!r}: member {info.filename!r} is "
+                                         f"compressed; nn.save stores members uncompressed")
+            if info.filename.endswith(".npy"):
+                with zf.open(info) as member:
+                    _check_npy_header(member, info, path)
+
+
+def _check_npy_header(member, info, path):
+    version = np.lib.format.read_magic(member)
+    header = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+              np.lib.format.read_array_header_2_0)
+    shape, _, dtype = header(member, max_header_size=10_000)
+    if dtype.hasobject:
+        raise SerializationError(f"load: {path!r}: member {info.filename!r} holds objects, "
+                                 f"which could run code when loaded; refusing to load it")
+    needed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if needed > info.file_size:
+        raise SerializationError(f"load: {path!r}: member {info.filename!r} declares shape "
+                                 f"{shape} of {dtype} ({needed} bytes) but holds "
+                                 f"{info.file_size} bytes")
+
+
+class _Members:
+    """The arrays of an open .npz, each decoded at most once: a manifest naming one member
+    twice (which nn.save never writes) is refused instead of allocating it again."""
+
+    def __init__(self, npz):
+        self.npz, self.used = npz, set()
+
+    def __getitem__(self, name):
+        if name in self.used:
+            raise SerializationError(f"load: the manifest names member {name!r} twice")
+        self.used.add(name)
+        return self.npz[name]
 
 
 def _decode(node, npz):
@@ -181,6 +251,8 @@ def _decode(node, npz):
         return Tensor(data)
     if "array" in node:
         return npz[node["array"]]
+    if "scalar" in node:
+        return npz[node["scalar"]][()]
     if "value" in node:
         return node["value"]
     if "module" in node:

@@ -49,14 +49,14 @@ def test_nested_checkpoints_round_trip(tmp_path):
 
 
 def test_object_arrays_are_refused_on_save_and_on_load(tmp_path):
-    with pytest.raises(TypeError, match="object array"):
+    with pytest.raises(TypeError, match="object"):
         nn.save({"w": np.array([1, "a"], dtype=object)}, tmp_path / "x.npz")
     assert not (tmp_path / "x.npz").exists()
     hostile = tmp_path / "hostile.npz"
     np.savez(hostile, __dagrad__=np.array('{"format": "dagrad.state", "version": 1, "tree": '
                                           '{"dict": [["w", {"array": "w"}]]}}'),
              w=np.array([{"a": 1}], dtype=object))
-    with pytest.raises(nn.SerializationError, match="object arrays"):
+    with pytest.raises(nn.SerializationError, match="objects|object arrays"):
         nn.load(hostile)
 
 
@@ -124,7 +124,7 @@ def test_a_failed_save_leaves_the_old_file_intact(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["model.npz"]          # no temporary file left behind
     monkeypatch.undo()
     np.testing.assert_array_equal(nn.load(path)["w"], np.ones(3))
-    with pytest.raises(TypeError, match="object array"):  # refused before anything is written
+    with pytest.raises(TypeError, match="object"):  # refused before anything is written
         nn.save({"w": np.zeros(3), "o": np.array([None])}, path)
     assert path.read_bytes() == before
 
