@@ -1,24 +1,24 @@
 """``save`` / ``load``: state dicts (and checkpoints made of them) as ``.npz`` files.
 
-Loading never runs code: the file is a zip of ``.npy`` arrays read with
-``allow_pickle=False``. Besides the arrays it holds one JSON manifest (stored as a NumPy string
+Loading never runs code and never allocates more than the file holds: the file is a zip of
+uncompressed ``.npy`` arrays, read without pickle; compressed or encrypted members are refused,
+each member's declared shape times its item size must equal the bytes it holds before anything
+is allocated, each member is decoded at most once (a manifest naming one twice is refused), and
+every failure is a ``SerializationError`` with the file closed. Saving refuses what loading
+would refuse (object and complex data). Besides the arrays it holds one JSON manifest (stored as a NumPy string
 array under ``__dagrad__``) with the format version and the structure of the saved object, so
 nested checkpoints such as ``{"model": model.state_dict(), "optimizer": opt.state_dict(),
 "epoch": 3}`` round-trip too. A module state dict stores each array under its own name
 ("0.weight", ...), so ``numpy.load`` reads it directly.
 
 Saving writes to a temporary file in the same directory and renames it over the target, so an
-interrupted or failed save leaves any previous file intact.
-
-A hostile file cannot make ``load`` allocate more than the file holds: nn.save stores members
-uncompressed, so ``load`` refuses compressed, encrypted or duplicated members, reads each
-member's ``.npy`` header and checks that its shape times its item size fits the bytes the
-member holds before any array is allocated, decodes each member at most once (a manifest that
-names one member twice is refused), and turns every failure into a ``SerializationError``,
-closing the file. Saving refuses what loading would refuse (object and complex arrays).
+interrupted or failed save leaves any previous file intact (see ``atomic_write``).
 """
+import errno
 import json
+import math
 import os
+import re
 import tempfile
 import zipfile
 from collections import OrderedDict
@@ -33,10 +33,12 @@ from .module_tree import module_to_tree, tree_to_module
 FORMAT = "dagrad.state"
 VERSION = 1
 MANIFEST = "__dagrad__"
+_TENSOR_KINDS = "biuf"
 
 
 class SerializationError(ValueError):
-    """The file is not a readable dagrad state file (truncated, corrupted or foreign)."""
+    """The file is not a readable dagrad state file (truncated, corrupted, foreign, or
+    declaring more data than it holds)."""
 
 
 def save(obj, path):
@@ -56,16 +58,29 @@ def save(obj, path):
 def atomic_write(path, write):
     """Call ``write(f)`` on a temporary file next to ``path`` and rename it over ``path``.
 
-    The temporary file is named after the target (``.model.npz.XXXX.tmp``, in the same
-    directory, so the rename stays on one file system) and flushed to disk before the rename;
-    an interrupted or failed write removes it and leaves any previous file intact. An existing
-    target keeps its permissions.
+    - The temporary file is named after the target (``.model.npz.<pid>.XXXX.tmp``, in the same
+      directory, so the rename stays on one file system) and flushed to disk before the rename;
+      the directory is flushed after it, so the new name survives a power cut.
+    - An interrupted or failed write removes it and leaves any previous file intact; temporary
+      files left by a killed save (their process is gone) are removed by the next save of the
+      same target.
+    - A new file gets ``0o666`` minus the umask, as ``open(path, "wb")`` would; an existing
+      target keeps its permissions, and one that cannot be written raises ``PermissionError``
+      like ``open(path, "wb")`` (the rename alone would replace it).
+    - A symlinked target is written through: the file it points to is replaced, the link stays
+      (as ``torch.save`` does).
     """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                               suffix=".tmp")
+    path = os.path.realpath(os.fspath(path))
+    directory, base = os.path.split(path)
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, f"Permission denied (saving over a read-only "
+                                  f"file)", path)
+        mode = os.stat(path).st_mode & 0o777
+    else:
+        mode = 0o666 & ~_umask()
+    _remove_stale_temporaries(directory, base)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             os.chmod(tmp, mode)
@@ -77,6 +92,49 @@ def atomic_write(path, write):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    _fsync_directory(directory)
+
+
+def _umask():
+    """The process umask (reading it means setting it; it is put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _remove_stale_temporaries(directory, base):
+    """Remove ``.<base>.<pid>.*.tmp`` files whose writing process no longer exists."""
+    pattern = re.compile(rf"^\.{re.escape(base)}\.(\d+)\.[^.]+\.tmp$")
+    for name in os.listdir(directory):
+        match = pattern.match(name)
+        if match and not _process_alive(int(match.group(1))):
+            try:
+                os.remove(os.path.join(directory, name))
+            except FileNotFoundError:
+                pass
+
+
+def _process_alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
+def _fsync_directory(directory):
+    """Flush the directory entry of a rename to disk (POSIX; Windows cannot open directories)."""
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_npz(f, arrays):
@@ -93,29 +151,37 @@ def _join(path, key):
     return f"{path}/{key}" if path else str(key)
 
 
-def _member_name(path):
-    """A zip member name for ``path`` that no unzip tool can resolve outside its folder:
-    no leading '/', no '.' or '..' components."""
-    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".", "..")]
-    return "/".join(parts) or "array"
+def _member_name(path, arrays):
+    """A unique zip member name for the array at ``path``: only letters, digits, ``._-`` and
+    ``/`` between non-empty components other than ``.`` and ``..`` (a key such as
+    ``../../x`` cannot name a file outside the archive when someone unzips it)."""
+    parts = [re.sub(r"[^A-Za-z0-9._-]", "_", part) for part in (path or "array").split("/")]
+    name = "/".join(p if p not in ("", ".", "..") else p.replace(".", "_") or "_"
+                    for p in parts)
+    while name in arrays or name == MANIFEST:
+        name += "_"
+    return name
 
 
 def _encode(obj, arrays, path):
     """The JSON description of ``obj``; arrays are added to ``arrays`` under unique names."""
     if isinstance(obj, (Tensor, np.ndarray, np.generic)):
-        kind = "tensor" if isinstance(obj, Tensor) else "array"
+        kind = ("tensor" if isinstance(obj, Tensor) else
+                "scalar" if isinstance(obj, np.generic) else "array")
         data = obj._data if isinstance(obj, Tensor) else np.asarray(obj)
-        if data.dtype.hasobject or data.dtype.kind == "c" or (
-                kind == "tensor" and data.dtype.kind not in "biuf"):
-            raise TypeError(f"save: '{path or '<root>'}' has dtype {data.dtype}; tensors must "
-                            f"hold real numbers or booleans and arrays also strings (object "
-                            f"arrays need pickle and complex ones are not loaded back)")
-        name = _member_name(path)
-        while name in arrays or name == MANIFEST:
-            name += "_"
+        where = path or "<root>"
+        if data.dtype.hasobject:
+            raise TypeError(f"save: '{where}' is an object array; only numeric, "
+                            f"boolean and string arrays can be saved (object arrays need "
+                            f"pickle, which loading refuses)")
+        refused = data.dtype.kind == "c" or (kind == "tensor"
+                                             and data.dtype.kind not in _TENSOR_KINDS)
+        if refused:
+            raise TypeError(f"save: '{where}' has dtype {data.dtype}; tensors hold real numbers "
+                            f"or booleans and arrays also strings (nn.load refuses complex "
+                            f"data). Save the real and imaginary parts (z.real, z.imag)")
+        name = _member_name(path, arrays)
         arrays[name] = data
-        if isinstance(obj, np.generic):
-            kind = "scalar"                    # np.float64(2.5) comes back as np.float64
         return {kind: name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
@@ -138,129 +204,148 @@ def _encode(obj, arrays, path):
 
 def load(path):
     """Load what ``save`` wrote. Tensors come back as Tensors (a module's state dict loads with
-    ``model.load_state_dict(nn.load(path))``), arrays as arrays, dicts as dicts.
+    ``model.load_state_dict(nn.load(path))``), arrays as arrays, NumPy scalars as NumPy
+    scalars, dicts as dicts.
 
     Raises ``FileNotFoundError`` for a missing file and ``SerializationError`` (a ValueError)
-    for a truncated, corrupted or foreign file, or one holding object arrays.
+    for anything else wrong with the file: truncated, corrupted, foreign, encrypted or
+    compressed members, holding object arrays, or declaring more data than it
+    holds (each member's declared size is checked against the bytes the file can hold before
+    anything is allocated, and each member is decoded at most once). The file is always closed.
     """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"load: no such file: {path!r}")
     with open(path, "rb") as f:
         magic = f.read(4)
-    if magic != b"PK\x03\x04":
-        what = "a single .npy array" if magic == b"\x93NUM" else "not an .npz file"
-        raise SerializationError(f"load: {path!r} is {what}; expected a state file written by "
-                                 f"nn.save")
-    try:
-        _check_members(path)
-        with np.load(path, allow_pickle=False) as npz:
-            if MANIFEST not in npz.files:
-                raise SerializationError(f"load: {path!r} is an .npz file but was not written "
-                                         f"by nn.save (it has no '{MANIFEST}' entry)")
-            entry = npz[MANIFEST]
-            if entry.dtype.kind != "U" or entry.ndim:
-                raise SerializationError(f"load: {path!r} has a '{MANIFEST}' entry that is not "
-                                         f"a manifest written by nn.save")
-            manifest = json.loads(str(entry))
-            if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-                found = manifest.get("format") if isinstance(manifest, dict) else manifest
-                raise SerializationError(f"load: {path!r} has an unknown format {found!r}; "
-                                         f"expected a state file written by nn.save")
-            if manifest.get("version") != VERSION:
-                raise SerializationError(f"load: {path!r} has format version "
-                                         f"{manifest.get('version')!r}; this version of "
-                                         f"dagrad reads version {VERSION}")
-            return _decode(manifest["tree"], _Members(npz))
-    except SerializationError:
-        raise
-    except ValueError as e:
-        if "Object arrays" in str(e) or "pickled" in str(e):
-            raise SerializationError(f"load: {path!r} contains object arrays, which could run "
-                                     f"code when loaded; refusing to load it") from None
-        raise SerializationError(f"load: {path!r} is not a valid state file "
-                                 f"(corrupted or not written by nn.save): {e}") from None
-    except RecursionError:
-        raise SerializationError(f"load: {path!r} nests its content too deeply to be a state "
-                                 f"file written by nn.save") from None
-    except Exception as e:       # anything a damaged zip or array makes NumPy or zipfile raise
-        raise SerializationError(f"load: {path!r} is truncated or corrupted ({type(e).__name__}"
-                                 f": {e}); it cannot be read as a state file written by "
-                                 f"nn.save") from None
+        if magic != b"PK\x03\x04":
+            what = "a single .npy array" if magic == b"\x93NUM" else "not an .npz file"
+            raise SerializationError(f"load: {path!r} is {what}; expected a state file "
+                                     f"written by nn.save")
+        f.seek(0)
+        try:
+            with zipfile.ZipFile(f) as zf:
+                return _Reader(zf, path, os.fstat(f.fileno()).st_size).load()
+        except SerializationError:
+            raise
+        except RecursionError:
+            raise SerializationError(f"load: {path!r} nests its content too deeply to be a "
+                                     f"state file written by nn.save") from None
+        except Exception as e:  # zipfile, zlib, json and NumPy each raise their own types
+            raise SerializationError(f"load: {path!r} is truncated or corrupted "
+                                     f"({type(e).__name__}: {e}); it cannot be read as a "
+                                     f"state file written by nn.save") from None
 
 
-def _check_members(path):
-    """Refuse, before anything is decoded, a zip whose members nn.save could not have written
-    or whose arrays claim more bytes than their members hold (module docstring)."""
-    file_size = os.path.getsize(path)
-    with zipfile.ZipFile(path) as zf:
-        infos = zf.infolist()
-        names = [i.filename for i in infos]
-        if len(set(names)) != len(names):
-            raise SerializationError(f"load: {path!r} has duplicate members")
-        if sum(i.file_size for i in infos) > file_size:
-            raise SerializationError(f"load: {path!r} declares {sum(i.file_size for i in infos)}"
-                                     f" bytes of members in a file of {file_size} bytes")
-        for info in infos:
-            if info.flag_bits & 0x1:
-                raise SerializationError(f"load: {path!r}: member {info.filename!r} is "
-                                         f"encrypted; nn.save never encrypts")
-            if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
-                raise SerializationError(f"load: {path!r}: member {info.filename!r} is "
-                                         f"compressed; nn.save stores members uncompressed")
-            if info.filename.endswith(".npy"):
-                with zf.open(info) as member:
-                    _check_npy_header(member, info, path)
+class _Reader:
+    """Reads the members of one open zip, checking every size before allocating."""
 
+    def __init__(self, zf, path, file_size):
+        self.zf, self.path, self.file_size = zf, path, file_size
+        self.members = {info.filename: info for info in zf.infolist()}
+        self.decoded = set()
 
-def _check_npy_header(member, info, path):
-    version = np.lib.format.read_magic(member)
-    header = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
-              np.lib.format.read_array_header_2_0)
-    shape, _, dtype = header(member, max_header_size=10_000)
-    if dtype.hasobject:
-        raise SerializationError(f"load: {path!r}: member {info.filename!r} holds objects, "
-                                 f"which could run code when loaded; refusing to load it")
-    needed = int(np.prod(shape, dtype=object)) * dtype.itemsize
-    if needed > info.file_size:
-        raise SerializationError(f"load: {path!r}: member {info.filename!r} declares shape "
-                                 f"{shape} of {dtype} ({needed} bytes) but holds "
-                                 f"{info.file_size} bytes")
+    def error(self, message):
+        return SerializationError(f"load: {self.path!r} {message}")
 
+    def load(self):
+        if MANIFEST + ".npy" not in self.members:
+            raise self.error(f"is an .npz file but was not written by nn.save (it has no "
+                             f"'{MANIFEST}' entry)")
+        entry = self.array(MANIFEST)
+        if entry.dtype.kind != "U" or entry.ndim:
+            raise self.error(f"has a '{MANIFEST}' entry that is not a manifest written by "
+                             f"nn.save")
+        manifest = json.loads(str(entry))
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            found = manifest.get("format") if isinstance(manifest, dict) else manifest
+            raise self.error(f"has an unknown format {found!r}; expected a state file written "
+                             f"by nn.save")
+        if manifest.get("version") != VERSION:
+            raise self.error(f"has format version {manifest.get('version')!r}; this version of "
+                             f"dagrad reads version {VERSION}")
+        return self.decode(manifest["tree"])
 
-class _Members:
-    """The arrays of an open .npz, each decoded at most once: a manifest naming one member
-    twice (which nn.save never writes) is refused instead of allocating it again."""
+    def member(self, name):
+        """The ZipInfo of array ``name``, after checking it can be read and is read once."""
+        info = self.members.get(f"{name}.npy") if isinstance(name, str) else None
+        if info is None:
+            raise self.error(f"names an array {name!r} that it does not contain")
+        if name in self.decoded:
+            raise self.error(f"names array {name!r} twice (nn.save writes each array once; a "
+                             f"repeated reference would multiply the memory needed)")
+        self.decoded.add(name)
+        if info.flag_bits & 0x1:
+            raise self.error(f"member {info.filename!r} is encrypted; nn.save never encrypts")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise self.error(f"member {info.filename!r} is compressed (compression method "
+                             f"{info.compress_type}); nn.save stores members uncompressed")
+        if max(info.file_size, info.compress_size) + info.header_offset > self.file_size:
+            raise self.error(f"member {info.filename!r} declares {info.file_size} bytes, more "
+                             f"than the {self.file_size}-byte file can hold")
+        if info.compress_size != info.file_size:
+            raise self.error(f"member {info.filename!r} is stored uncompressed but declares "
+                             f"{info.file_size} bytes in {info.compress_size}")
+        return info
 
-    def __init__(self, npz):
-        self.npz, self.used = npz, set()
+    def array(self, name):
+        """Decode member ``name``: header, then exactly the bytes the header declares."""
+        info = self.member(name)
+        with self.zf.open(info) as fp:
+            version = np.lib.format.read_magic(fp)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                raise self.error(f"member {info.filename!r} has .npy version {version}")
+            shape, fortran, dtype = read_header(fp)
+            if dtype.hasobject:
+                raise self.error("contains object arrays, which could run code when loaded; "
+                                 "refusing to load it")
+            count = math.prod(shape)
+            nbytes = count * dtype.itemsize
+            if nbytes != info.file_size - fp.tell():
+                raise self.error(f"member {info.filename!r} declares shape {shape} of "
+                                 f"{dtype} ({nbytes} bytes) but holds "
+                                 f"{info.file_size - fp.tell()} bytes")
+            out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
+            view = memoryview(out.reshape(-1).view(np.uint8)) if nbytes else memoryview(b"")
+            done = 0
+            while done < nbytes:
+                n = fp.readinto(view[done:])
+                if not n:
+                    raise self.error(f"member {info.filename!r} ends early")
+                done += n
+            if fp.read(1):
+                raise self.error(f"member {info.filename!r} holds more than it declares")
+        return out.T if fortran else out
 
-    def __getitem__(self, name):
-        if name in self.used:
-            raise SerializationError(f"load: the manifest names member {name!r} twice")
-        self.used.add(name)
-        return self.npz[name]
-
-
-def _decode(node, npz):
-    if "tensor" in node:
-        data = npz[node["tensor"]]
-        if data.dtype.kind not in "biuf":
-            raise SerializationError(f"load: tensor '{node['tensor']}' has dtype {data.dtype}; "
-                                     f"a saved tensor holds numbers")
-        return Tensor(data)
-    if "array" in node:
-        return npz[node["array"]]
-    if "scalar" in node:
-        return npz[node["scalar"]][()]
-    if "value" in node:
-        return node["value"]
-    if "module" in node:
-        return tree_to_module(_decode(node["module"], npz))
-    if "dict" in node:
-        return OrderedDict((key, _decode(value, npz)) for key, value in node["dict"])
-    if "list" in node:
-        return [_decode(v, npz) for v in node["list"]]
-    if "tuple" in node:
-        return tuple(_decode(v, npz) for v in node["tuple"])
-    raise SerializationError(f"load: unknown entry in the manifest: {sorted(node)}")
+    def decode(self, node):
+        if not isinstance(node, dict) or len(node) != 1:
+            raise self.error(f"has an unknown entry in its manifest: {node!r:.80}")
+        (kind, value), = node.items()
+        if kind == "tensor":
+            data = self.array(value)
+            if data.dtype.kind not in _TENSOR_KINDS:
+                raise self.error(f"tensor '{value}' has dtype {data.dtype}; a saved tensor "
+                                 f"holds real numbers or booleans")
+            return Tensor(data)
+        if kind == "array":
+            data = self.array(value)
+            if data.dtype.kind == "c":
+                raise self.error(f"array '{value}' is complex; nn.save never writes complex data")
+            return data
+        if kind == "scalar":
+            data = self.array(value)
+            if data.ndim:
+                raise self.error(f"scalar '{value}' has shape {data.shape}")
+            return data[()]
+        if kind == "value":
+            return value
+        if kind == "module":
+            return tree_to_module(self.decode(value))
+        if kind == "dict":
+            return OrderedDict((key, self.decode(item)) for key, item in value)
+        if kind in ("list", "tuple"):
+            items = [self.decode(item) for item in value]
+            return items if kind == "list" else tuple(items)
+        raise self.error(f"has an unknown entry in its manifest: {kind!r}")

@@ -154,11 +154,11 @@ def _manifest_file(path, manifest, **arrays):
     (np.array('{"format": "dagrad.state", "version": 1, "tree": '
               + '{"list": [' * 3000 + '{"value": 1}' + ']}' * 3000 + "}"), {}, "too deeply"),
     (np.array('{"format": "dagrad.state", "version": 1, "tree": {"tensor": "w"}}'),
-     {"w": np.array(["import os"])}, "holds numbers"),
+     {"w": np.array(["import os"])}, "holds real numbers"),
     (np.array('{"format": "dagrad.state", "version": 1, "tree": {"array": "missing"}}'), {},
-     "truncated or corrupted"),
+     "does not contain"),
     (np.array('{"format": "dagrad.state", "version": 1, "tree": {"dict": [["w"]]}}'), {},
-     "not a valid state file"),
+     "truncated or corrupted"),
     (np.array('{"format": "dagrad.state", "version": 1, "tree": {"dict": [[["k"], '
               '{"value": 1}]]}}'), {}, "truncated or corrupted"),
     (np.array('{"format": "dagrad.state", "version": 1, "tree": {"code": "rm"}}'), {},
