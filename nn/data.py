@@ -60,7 +60,12 @@ class Subset(Dataset):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset, indices):
-        self.dataset, self.indices = dataset, np.asarray(indices, dtype=np.int64)
+        array = np.asarray(indices)
+        if array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"Subset: indices must be integers, got {array.dtype} "
+                            f"({array.reshape(-1)[:3].tolist()}...); a float index would be "
+                            f"truncated to another sample. Convert them with int()")
+        self.dataset, self.indices = dataset, array.astype(np.int64)
 
     def __len__(self):
         return len(self.indices)
@@ -108,8 +113,10 @@ def _rng(seed, gen):
 
 def default_collate(samples):
     """Turn a list of samples into a batch: tuples/lists are collated position by position,
-    dicts key by key, and Tensors, arrays and numbers are stacked into one Tensor (Python
-    floats become float32, ints int64)."""
+    dicts key by key, and Tensors, arrays and numbers are stacked into one Tensor. Python
+    numbers take the dtype ``torch.tensor(samples)`` would give the whole batch: bool if all
+    are bools, int64 if all are integers, float32 as soon as one is a float (so [1, 2.5, 3]
+    stays [1.0, 2.5, 3.0]); arrays and tensors are promoted as by ``np.stack``."""
     first = samples[0]
     if isinstance(first, (tuple, list)):
         return type(first)(default_collate(list(column)) for column in zip(*samples))
@@ -119,15 +126,25 @@ def default_collate(samples):
         return Tensor(np.stack([s._data for s in samples]))
     if isinstance(first, np.ndarray):
         return Tensor(np.stack(samples))
-    if isinstance(first, bool):
-        return Tensor(np.array(samples, dtype=np.bool_))
-    if isinstance(first, numbers.Integral):
-        return Tensor(np.array(samples, dtype=np.int64))
-    if isinstance(first, numbers.Real):
-        return Tensor(np.array(samples, dtype=np.float32))
     if isinstance(first, np.generic):
         return Tensor(np.array(samples))
+    if isinstance(first, numbers.Number):
+        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples)))
     return samples   # e.g. strings: left as a list
+
+
+def _python_numbers_dtype(samples):
+    """bool < int64 < float32 over every sample, as ``torch.tensor(samples)``."""
+    if all(isinstance(s, (bool, np.bool_)) for s in samples):
+        return np.bool_
+    if all(isinstance(s, numbers.Integral) for s in samples):
+        return np.int64
+    if all(isinstance(s, numbers.Real) for s in samples):
+        return np.float32
+    bad = next(s for s in samples if not isinstance(s, numbers.Real))
+    raise TypeError(f"default_collate: cannot batch {bad!r} ({type(bad).__name__}) with real "
+                    f"numbers; dagrad tensors hold real numbers (split complex values into "
+                    f"real and imaginary parts)")
 
 
 class DataLoader:
@@ -158,7 +175,8 @@ class DataLoader:
         if not isinstance(num_workers, numbers.Integral) or num_workers < 0:
             raise ValueError(f"DataLoader: num_workers must be a non-negative integer, got "
                              f"{num_workers!r}")
-        if not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+        if (not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool)
+                or batch_size < 1):
             raise ValueError(f"DataLoader: batch_size must be a positive integer, got "
                              f"{batch_size!r}")
         self.dataset, self.batch_size = dataset, int(batch_size)

@@ -30,8 +30,20 @@ def _batch_size(target):
     return len(target) if getattr(target, "ndim", 0) else 1
 
 
+def _means(totals, count, who, loader):
+    """The per-sample means of ``totals``; an empty loader has none (a loss of 0.0 would be
+    a silent wrong answer)."""
+    if count == 0:
+        size = len(loader.dataset) if hasattr(loader, "dataset") else "?"
+        raise ValueError(f"{who}: the loader yielded no samples (its dataset has {size}), so "
+                         f"there is no mean loss or metric; give it a non-empty dataset (with "
+                         f"drop_last=True, at least batch_size samples)")
+    return {name: total / count for name, total in totals.items()}
+
+
 def train_epoch(model, loader, loss_fn, optimizer, metrics=None, on_batch=None):
-    """One pass over ``loader`` updating ``model``; returns {"loss": mean loss, metric: mean}."""
+    """One pass over ``loader`` updating ``model``; returns {"loss": mean loss, metric: mean}.
+    Raises ValueError if the loader yields no samples."""
     metrics = metrics or {}
     model.train()
     totals = dict.fromkeys(["loss", *metrics], 0.0)
@@ -49,12 +61,13 @@ def train_epoch(model, loader, loss_fn, optimizer, metrics=None, on_batch=None):
             totals[name] += fn(output, y) * n
         if on_batch is not None:
             on_batch(loss.item())
-    return {name: total / max(count, 1) for name, total in totals.items()}
+    return _means(totals, count, "train_epoch", loader)
 
 
 def evaluate(model, loader, loss_fn=None, metrics=None):
     """Mean loss (if ``loss_fn`` is given) and metrics over ``loader`` in evaluation mode,
-    without recording a graph. Restores the model's previous mode."""
+    without recording a graph. Restores the model's previous mode. Raises ValueError if the
+    loader yields no samples."""
     metrics = metrics or {}
     was_training = model.training
     model.eval()
@@ -73,7 +86,7 @@ def evaluate(model, loader, loss_fn=None, metrics=None):
                     totals[name] += fn(output, y) * n
     finally:
         model.train(was_training)
-    return {name: total / max(count, 1) for name, total in totals.items()}
+    return _means(totals, count, "evaluate", loader)
 
 
 def fit(model, loss_fn, optimizer, train_loader, epochs=1, val_loader=None, metrics=None,
