@@ -86,6 +86,15 @@ def index_select(x, dim, index):
     return getitem(x, (slice(None),) * d + (_as_index(index, "index_select"),))
 
 
+def _check_in_range(index, size, dim, op):
+    """PyTorch's gather/scatter indices are 0 <= i < size: a negative index would otherwise
+    wrap around to the end, silently picking another element."""
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index.min() if index.min() < 0 else index.max()
+        raise RuntimeError(f"{op}: index {bad} is out of bounds for dimension {dim} with size "
+                           f"{size}")
+
+
 def gather(x, dim, index):
     """out[i][j][k] = x[i][index[i][j][k]][k] for dim = 1 (PyTorch's gather)."""
     index = _as_index(index, "gather")
@@ -93,6 +102,7 @@ def gather(x, dim, index):
     if index.ndim != x.ndim:
         raise ValueError(f"gather: index has {index.ndim} dimensions but input of shape "
                          f"{x.shape} has {x.ndim}")
+    _check_in_range(index, x.shape[d], d, "gather")
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[d] = index
     return getitem(x, tuple(grid))

@@ -114,6 +114,13 @@ class Tile(Function):
 def reshape(x, *shape):
     """The same elements in a new shape (one dimension may be -1)."""
     shape = shape_arg(shape, "reshape")
+    for i, size in enumerate(shape):
+        if size < -1:
+            raise RuntimeError(f"reshape: invalid shape dimension {size} at index {i} of shape "
+                               f"{list(shape)}; sizes are >= 0, and one may be -1 (inferred)")
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"reshape: only one dimension can be inferred (-1), got shape "
+                           f"{list(shape)}")
     if shape == x.shape:
         return x
     try:
@@ -129,6 +136,9 @@ def flatten(x, start_dim=0, end_dim=-1):
         return reshape(x, 1)
     s = normalize_dim(start_dim, x.ndim, "flatten")
     e = normalize_dim(end_dim, x.ndim, "flatten")
+    if s > e:
+        raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
+                           f"(start_dim={start_dim}, end_dim={end_dim} for shape {x.shape})")
     shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
     return reshape(x, shape)
 
@@ -229,7 +239,13 @@ def split(x, split_size_or_sections, dim=0):
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 else []
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={size}")
+        if size == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n} (shape {x.shape}, dim {dim})")
+        sizes = [min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
