@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from .function import Function, LazyGrad, _check_finite, unbroadcast
+from .function import Function, LazyGrad, _check_finite, hook_name, is_finite, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .versions import WRITES, written_since
@@ -132,7 +132,7 @@ class BackwardPass:
 
     def finish_leaf(self, leaf, grad):
         """A leaf's total is known: run its hooks, capture it, add it to ``.grad``."""
-        grad = _run_hooks(leaf._hooks, grad)
+        grad = _run_hooks(leaf._hooks, grad, self.anomaly)
         if self.capture is not None and leaf in self.capture:
             self.captured[leaf] = grad
         if self.accumulate and (self.only is None or leaf in self.only):
@@ -142,7 +142,7 @@ class BackwardPass:
         """Run the output tensor's hooks, keep ``retain_grad``/captured totals, and call the
         node's backward: one gradient per input, as a tuple."""
         if node.hooks:
-            grad = _run_hooks(node.hooks, grad)
+            grad = _run_hooks(node.hooks, grad, self.anomaly)
         if self.accumulate and node.retained is not None:
             t = node.retained()
             if t is not None:
@@ -291,15 +291,27 @@ def _release(node):
         node.inputs = ()
 
 
-def _run_hooks(hooks, g):
-    """Call tensor hooks in order; a hook returning a value replaces the gradient."""
+def _run_hooks(hooks, g, anomaly=False):
+    """Call tensor hooks in order; a hook returning a value replaces the gradient. With
+    ``anomaly`` (detect_anomaly), a hook that returns NaN or inf is named."""
     if not hooks:
         return g
     for hook in list(hooks):
         wrapped = g if isinstance(g, Tensor) else Tensor._make(g, None)
-        result = hook(wrapped)
+        if anomaly:     # an operation inside the hook that makes a NaN names the hook
+            previous, STATE.hook = STATE.hook, f"tensor hook '{hook_name(hook)}'"
+            try:
+                result = hook(wrapped)
+            finally:
+                STATE.hook = previous
+        else:
+            result = hook(wrapped)
         if result is not None:
             g = result if isinstance(g, Tensor) else as_array(result)
+            if anomaly and not is_finite(g):
+                raise RuntimeError(f"detect_anomaly: the tensor hook '{hook_name(hook)}' "
+                                   f"returned a gradient holding NaN or inf (shape "
+                                   f"{np.shape(g)}); check what the hook computes.")
     return g
 
 

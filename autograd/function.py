@@ -43,7 +43,7 @@ import numpy as np
 
 from .grad_mode import STATE
 from .sums import sum_leading
-from .tensor import Tensor
+from .tensor import REAL_KINDS, Tensor, not_real_message
 from .versions import WRITES
 from .xp import NUMPY
 
@@ -155,9 +155,15 @@ class Function:
             raise type(e)(_describe_failure(ctx.name, arrays, e)) from None
         if type(out) is not np.ndarray:
             out = np.asarray(out)
+        if out.dtype.kind not in REAL_KINDS:     # e.g. a complex constant mixed into x
+            inputs_described = ", ".join(str(getattr(a, "dtype", type(a).__name__))
+                                         for a in arrays)
+            raise TypeError(f"{ctx.name}: its result would have dtype {out.dtype} (inputs: "
+                            f"{inputs_described}): {not_real_message(out.dtype)}")
         state = STATE
         if state.anomaly:
-            _check_finite(ctx, out, "forward")
+            ctx.module = state.module
+            _check_finite(ctx, out, "forward", state.hook)
         if state.enabled:
             parents = []
             shapes = []
@@ -306,8 +312,9 @@ def _describe_failure(name, arrays, error):
             f"trailing dimensions, which must be equal or 1; reshape or unsqueeze an operand.")
 
 
-def _check_finite(ctx, value, phase):
-    """detect_anomaly: raise if ``value`` holds NaN or inf, naming the operation and module."""
+def _check_finite(ctx, value, phase, hook=None):
+    """detect_anomaly: raise if ``value`` holds NaN or inf, naming the operation, the module
+    and, when it ran inside one, the user's hook."""
     values = value if isinstance(value, (tuple, list)) else (value,)
     for v in values:
         if v is None:
@@ -315,9 +322,23 @@ def _check_finite(ctx, value, phase):
         if isinstance(v, LazyGrad):
             v = v.dense()
         arr = v._data if isinstance(v, Tensor) else v
-        if np.issubdtype(np.asarray(arr).dtype, np.inexact) and not np.all(np.isfinite(arr)):
-            where = f" (in module '{ctx.module}')" if ctx.module else ""
+        if not is_finite(arr):
+            where = f" in {hook}" if hook else ""
+            where += f" (in module '{ctx.module}')" if ctx.module else ""
             raise RuntimeError(
                 f"detect_anomaly: operation '{ctx.name}'{where} produced NaN or inf in its "
                 f"{phase} pass (output shape {np.shape(arr)}). Check its inputs: e.g. log of a "
                 f"non-positive number, division by zero or overflow of exp.")
+
+
+def is_finite(value):
+    """False if the array (or Tensor, or tuple of them) holds a NaN or an inf."""
+    if isinstance(value, (tuple, list)):
+        return all(is_finite(v) for v in value)
+    arr = np.asarray(value._data if isinstance(value, Tensor) else value)
+    return not np.issubdtype(arr.dtype, np.inexact) or bool(np.all(np.isfinite(arr)))
+
+
+def hook_name(hook):
+    """A user hook as a message names it: its function's name, or its class's."""
+    return getattr(hook, "__qualname__", None) or type(hook).__name__

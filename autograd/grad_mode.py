@@ -13,6 +13,7 @@ class _State(threading.local):
     anomaly = False         # check every forward/backward result for NaN/inf?
     module = None           # path of the nn.Module currently running ("encoder.layers.0"), for viz
     values = False          # keep every recorded operation's output array on its node (viz)?
+    hook = None             # the user hook running ("forward hook 'clip'"), for detect_anomaly
 
 
 STATE = _State()

@@ -24,15 +24,41 @@ def as_array(data, dtype=None):
     arrays keep their dtype, as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
-        data = data._data
+        return data._data if dtype is None else np.asarray(data._data, dtype=np.dtype(dtype))
     if dtype is not None:
-        return np.asarray(data, dtype=np.dtype(dtype))
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    arr = np.asarray(data)
-    if arr.dtype == np.float64:
-        arr = arr.astype(DEFAULT_DTYPE)
+        arr = np.asarray(data, dtype=np.dtype(dtype))
+    elif isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+    else:
+        arr = np.asarray(data)
+        if arr.dtype == np.float64:
+            arr = arr.astype(DEFAULT_DTYPE)
+    if arr.dtype.kind not in REAL_KINDS:
+        raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
+                        f"{not_real_message(arr.dtype, data)}")
     return arr
+
+
+REAL_KINDS = "biuf"     # bool, signed and unsigned integers, floating point
+
+
+def not_real_message(dtype, data=None):
+    """Why a tensor cannot hold ``dtype`` data (made from ``data``), and what to do instead."""
+    if dtype.kind == "c":
+        why = ("dagrad tensors hold real numbers (complex arithmetic and its gradients are not "
+               "supported); carry the real and imaginary parts as two real tensors")
+    elif dtype.kind == "O" and isinstance(data, int):
+        why = (f"the integer {data} does not fit in int64; pass it as a float "
+               f"(float(x)) or with dtype=float64")
+    elif dtype.kind == "O":
+        why = ("the data are not all numbers of one kind (mixed types, None or integers beyond "
+               "int64 make a NumPy object array); convert them first, e.g. "
+               "np.asarray(data, dtype=np.float32)")
+    elif dtype.kind in "US":
+        why = "strings are not numbers; encode them first (e.g. a vocabulary of indices)"
+    else:
+        why = "dagrad tensors hold booleans, integers or floating-point numbers"
+    return why
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -33,6 +33,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import parse_to_args
+from dagrad.autograd.function import hook_name, is_finite
 from dagrad.autograd.grad_mode import STATE
 
 from .parameter import Parameter
@@ -91,6 +92,23 @@ def _relative_name(parent, child):
     return cache[2].get(id(child))
 
 
+def _run_module_hook(kind, hook, *args):
+    """Call a user's module hook; under ``detect_anomaly`` a NaN or inf it makes (by an
+    operation inside it, or in the value it returns) is reported as the hook's."""
+    if not STATE.anomaly:
+        return hook(*args)
+    label = f"{kind} '{hook_name(hook)}'"
+    previous, STATE.hook = STATE.hook, label
+    try:
+        result = hook(*args)
+    finally:
+        STATE.hook = previous
+    if result is not None and not is_finite(result):
+        raise RuntimeError(f"detect_anomaly: the {label} of module '{STATE.module}' returned "
+                           f"NaN or inf; check what the hook computes.")
+    return result
+
+
 class _Handle:
     """Returned by ``register_forward_hook`` and friends; ``remove()`` unregisters the hook."""
 
@@ -132,13 +150,13 @@ class Module:
         try:
             if self._forward_pre_hooks:
                 for hook in list(self._forward_pre_hooks.values()):
-                    result = hook(self, args)
+                    result = _run_module_hook("forward pre-hook", hook, self, args)
                     if result is not None:
                         args = result if isinstance(result, tuple) else (result,)
             out = self.forward(*args, **kwargs)
             if self._forward_hooks:
                 for hook in list(self._forward_hooks.values()):
-                    result = hook(self, args, out)
+                    result = _run_module_hook("forward hook", hook, self, args, out)
                     if result is not None:
                         out = result
             return out
