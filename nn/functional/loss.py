@@ -188,6 +188,11 @@ def _clamped_log(u):
     return ag.where(normal, inner, floor)
 
 
+def _all_in_unit_interval(a):
+    """True if every entry is in [0, 1] (NaN is not)."""
+    return bool(np.all((a >= 0) & (a <= 1)))
+
+
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     """ℓ = -w [y max(log x, -100) + (1 - y) max(log(1 - x), -100)] for probabilities x in
     [0, 1]: each log is clamped at -100 (as PyTorch), so x = 0 or 1 gives a finite loss and a
@@ -198,9 +203,14 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if x.shape != y.shape:
         raise ValueError(f"{op}: target shape {tuple(y.shape)} must equal input shape "
                          f"{tuple(x.shape)}")
-    if ((x._data < 0) | (x._data > 1)).any():
-        raise ValueError(f"{op}: every input must be a probability in [0, 1]; apply sigmoid "
-                         f"first, or use binary_cross_entropy_with_logits on raw scores")
+    if not _all_in_unit_interval(x._data):
+        raise ValueError(f"{op}: all elements of input should be between 0 and 1 (NaN is not); "
+                         f"every input must be a probability: apply sigmoid first, or use "
+                         f"binary_cross_entropy_with_logits on raw scores")
+    if not _all_in_unit_interval(y._data):
+        raise ValueError(f"{op}: all elements of target should be between 0 and 1 (NaN is "
+                         f"not), as in PyTorch; targets are probabilities of the positive "
+                         f"class (labels 0/1, or soft labels in between)")
     loss = -(y * _clamped_log(x) + (1 - y) * _clamped_log(1 - x))
     if weight is not None:
         loss = loss * weight

@@ -19,6 +19,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         gᵢ ← gᵢ · min(1, max_norm / (n + 1e-6))
 
     Returns n (a 0-d Tensor), measured before clipping. ``norm_type`` may be ``inf``.
+    A non-finite n is handled as PyTorch does: with ``error_if_nonfinite=True`` it raises
+    RuntimeError and leaves the gradients alone; otherwise the coefficient is applied anyway,
+    so a NaN anywhere makes every gradient NaN (n = NaN) and an inf makes the coefficient 0
+    (the inf entries become NaN, the others 0). No gradient is left silently unscaled.
     """
     params = _with_grads(parameters)
     if not params:
@@ -27,18 +31,20 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad._data for p in params]
     if norm_type == math.inf:
         norms = [np.abs(g).max() if g.size else 0.0 for g in grads]
-        total = float(max(norms))
+        total = float(np.max(np.array(norms, dtype=np.float64)))   # NaN propagates
     else:
         norms = [np.linalg.norm(g.reshape(-1), norm_type) for g in grads]
         total = float(np.linalg.norm(np.array(norms, dtype=np.float64), norm_type))
     if error_if_nonfinite and not math.isfinite(total):
-        raise RuntimeError(f"clip_grad_norm_: the total norm of order {norm_type} of the "
-                           f"gradients is {total}, so they cannot be clipped; pass "
-                           f"error_if_nonfinite=False to clip anyway")
+        raise RuntimeError(f"clip_grad_norm_: the total norm of order {norm_type} for "
+                           f"gradients from `parameters` is non-finite ({total}), so it cannot "
+                           f"be clipped. To scale the gradients by the non-finite norm anyway, "
+                           f"set error_if_nonfinite=False")
     coef = max_norm / (total + 1e-6)
-    if coef < 1:
+    if not coef >= 1:            # also NaN: every gradient becomes NaN, as in PyTorch
         for p in params:
-            p.grad._data = p.grad._data * p.grad.dtype.type(coef)
+            with np.errstate(invalid="ignore"):
+                p.grad._data = p.grad._data * p.grad.dtype.type(coef)
     return Tensor(np.array(total, dtype=grads[0].dtype))
 
 
