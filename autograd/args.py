@@ -81,6 +81,16 @@ def normalize_dims(dim, ndim, op):
     return (normalize_dim(dim, ndim, op),) if ndim else ()
 
 
+def size_arg(size, op):
+    """The shape of a tensor to create: ``shape_arg``, and every size >= 0 (PyTorch's error)."""
+    shape = shape_arg(size, op)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return shape
+
+
 def shape_arg(shape, op):
     """Accept ``f(2, 3)`` and ``f((2, 3))`` alike (PyTorch's varargs shapes)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

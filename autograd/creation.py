@@ -5,7 +5,7 @@ is accepted, a GPU is refused with one clear error (see ``autograd/device.py``).
 """
 import numpy as np
 
-from .args import shape_arg
+from .args import size_arg
 from .device import check_device
 from .random import generator, numpy_generator
 from .tensor import DEFAULT_DTYPE, Tensor
@@ -42,13 +42,13 @@ def _new(array, requires_grad, device, op):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of shape ``size``."""
-    return _new(np.zeros(shape_arg(size, "zeros"), _float_dtype(dtype)), requires_grad, device,
+    return _new(np.zeros(size_arg(size, "zeros"), _float_dtype(dtype)), requires_grad, device,
                 "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of shape ``size``."""
-    return _new(np.ones(shape_arg(size, "ones"), _float_dtype(dtype)), requires_grad, device,
+    return _new(np.ones(size_arg(size, "ones"), _float_dtype(dtype)), requires_grad, device,
                 "ones")
 
 
@@ -63,7 +63,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
         dtype = DEFAULT_DTYPE if dtype == np.float64 else dtype
-    return _new(np.full(shape_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad,
+    return _new(np.full(size_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad,
                 device, "full")
 
 
@@ -103,6 +103,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     """Evenly spaced values in [start, end): ints give int64, floats float32 (as PyTorch)."""
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError(f"arange: step must be nonzero (start={start}, end={end})")
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = np.int64 if np.issubdtype(values.dtype, np.integer) else DEFAULT_DTYPE
@@ -117,14 +119,14 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Uniform random numbers in [0, 1) from the global generator (see ``manual_seed``)."""
-    shape = shape_arg(size, "rand")
+    shape = size_arg(size, "rand")
     values = _rng(generator).random(shape, dtype=_float_dtype(dtype))
     return _new(values, requires_grad, device, "rand")
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Standard normal random numbers from the global generator (see ``manual_seed``)."""
-    shape = shape_arg(size, "randn")
+    shape = size_arg(size, "randn")
     values = _rng(generator).standard_normal(shape, dtype=_float_dtype(dtype))
     return _new(values, requires_grad, device, "randn")
 
@@ -137,7 +139,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if size is not None:
         if isinstance(mean, Tensor) or isinstance(std, Tensor):
             raise TypeError("normal: give either tensors for mean/std, or numbers and size")
-        shape = shape_arg((size,), "normal")
+        shape = size_arg((size,), "normal")
     else:
         shape = np.broadcast_shapes(np.shape(means), np.shape(stds))
     if np.any(np.asarray(stds) < 0):
@@ -153,7 +155,7 @@ def randint(low, high=None, size=(), dtype=None, device=None, generator=None):
     """Random integers in [low, high) (or [0, low) when ``high`` is omitted), int64."""
     if high is None:
         low, high = 0, low
-    values = _rng(generator).integers(low, high, size=tuple(size),
+    values = _rng(generator).integers(low, high, size=size_arg((size,), "randint"),
                                       dtype=np.dtype(dtype or np.int64))
     return _new(values, False, device, "randint")
 

@@ -24,6 +24,10 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
         super().__init__()
+        if min(in_features, out_features) < 0:
+            raise RuntimeError(f"Linear: Trying to create tensor with negative dimension: "
+                               f"in_features={in_features}, out_features={out_features}; both "
+                               f"are sizes >= 0")
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(np.empty((out_features, in_features), _dtype(dtype)))
         if bias:

@@ -80,19 +80,21 @@ def getitem(x, index):
         raise IndexError(f"indexing a tensor of shape {x.shape}: {e}") from None
 
 
-def index_select(x, dim, index):
-    """The entries ``index`` (1-D integers) along ``dim``."""
-    d = normalize_dim(dim, x.ndim, "index_select")
-    return getitem(x, (slice(None),) * d + (_as_index(index, "index_select"),))
-
-
 def _check_in_range(index, size, dim, op):
-    """PyTorch's gather/scatter indices are 0 <= i < size: a negative index would otherwise
-    wrap around to the end, silently picking another element."""
+    """PyTorch's gather and index_select indices are 0 <= i < size: a negative index would
+    otherwise wrap around to the end, silently picking another element."""
     if index.size and (index.min() < 0 or index.max() >= size):
         bad = index.min() if index.min() < 0 else index.max()
         raise RuntimeError(f"{op}: index {bad} is out of bounds for dimension {dim} with size "
                            f"{size}")
+
+
+def index_select(x, dim, index):
+    """The entries ``index`` (1-D integers) along ``dim``."""
+    d = normalize_dim(dim, x.ndim, "index_select")
+    index = np.asarray(_as_index(index, "index_select"))
+    _check_in_range(index, x.shape[d], d, "index_select")
+    return getitem(x, (slice(None),) * d + (index,))
 
 
 def gather(x, dim, index):

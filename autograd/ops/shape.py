@@ -248,6 +248,9 @@ def split(x, split_size_or_sections, dim=0):
         sizes = [min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
+        if any(size < 0 for size in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise ValueError(f"split: sizes {sizes} do not add up to {n}, the size of "
                              f"dimension {dim} of shape {x.shape}")
@@ -260,6 +263,8 @@ def split(x, split_size_or_sections, dim=0):
 def chunk(x, chunks, dim=0):
     """Split into ``chunks`` pieces of (nearly) equal size, as PyTorch."""
     n = x.shape[normalize_dim(dim, x.ndim, "chunk")]
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     return split(x, max(-(-n // chunks), 1), dim)
 
 

@@ -135,6 +135,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     w = _class_weight(weight, c, x.dtype, op)
     if np.issubdtype(as_array(target).dtype, np.floating):       # class probabilities
         y = as_tensor(target)
+        if y.shape == x.shape[:1] + x.shape[2:]:     # class indices stored as floats
+            raise TypeError(f"{op}: expected target dtype to be an integer type (class "
+                            f"indices), but got {y.dtype} of shape {tuple(y.shape)}; use "
+                            f"target.long(), or pass probabilities of the input's shape "
+                            f"{tuple(x.shape)}")
         if y.shape != x.shape:
             raise ValueError(f"{op}: probability targets must have the input's shape "
                              f"{tuple(x.shape)}, got {tuple(y.shape)}")

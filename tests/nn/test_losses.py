@@ -65,8 +65,10 @@ def cases(reduction):
          [CLASSES]),
         ("NLLLoss-spatial", nn.NLLLoss(reduction=r), lambda t: t.nn.NLLLoss(reduction=r),
          [LOGITS3], [CLASSES3]),
-        ("BCELoss", nn.BCELoss(reduction=r), lambda t: t.nn.BCELoss(reduction=r), [PROB, BIN],
-         []),
+        # hard 0/1 labels are constants: a central difference would step them outside [0, 1],
+        # which BCELoss refuses (as PyTorch); BCELoss-weight differentiates soft labels
+        ("BCELoss", nn.BCELoss(reduction=r), lambda t: t.nn.BCELoss(reduction=r), [PROB],
+         [BIN]),
         ("BCELoss-weight", nn.BCELoss(CLASS_WEIGHT, reduction=r),
          lambda t: t.nn.BCELoss(t.tensor(CLASS_WEIGHT), reduction=r), [PROB, PROB[::-1]], []),
         ("BCEWithLogitsLoss", nn.BCEWithLogitsLoss(reduction=r),
