@@ -329,7 +329,7 @@ def _accumulate_grad(t, g, create_graph, handed):
         if gt.dtype != dtype:
             gt = cast(gt, dtype)
         with _GRAD_LOCK:
-            t.grad = gt if t.grad is None else t.grad + gt
+            t._grad = gt if t._grad is None else t._grad + gt
         return
     if type(g) is not np.ndarray:
         g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
@@ -337,14 +337,14 @@ def _accumulate_grad(t, g, create_graph, handed):
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
                            f"{t._data.shape}")
     with _GRAD_LOCK:
-        if t.grad is None:
+        if t._grad is None:
             if g.dtype != dtype or not g.flags.writeable or id(g) in handed:
                 g = g.astype(dtype, copy=True)
             handed.add(id(g))
-            t.grad = Tensor._make(g, None)
+            t._grad = Tensor._make(g, None)
         else:
-            old = t.grad._data
-            t.grad._data = np.add(old, g, dtype=old.dtype) if g.dtype != old.dtype else old + g
+            old = t._grad._data
+            t._grad._data = np.add(old, g, dtype=old.dtype) if g.dtype != old.dtype else old + g
 
 
 def _vertex(t):

@@ -90,14 +90,14 @@ class Tensor:
         name: optional label shown by ``viz``.
     """
 
-    __slots__ = ("_data", "requires_grad", "grad", "grad_fn", "name", "_version", "_hooks",
+    __slots__ = ("_data", "requires_grad", "_grad", "grad_fn", "name", "_version", "_hooks",
                  "__weakref__")
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         self._data = as_array(data, dtype)
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.name = name
         self._version = 0
@@ -111,7 +111,7 @@ class Tensor:
         """Fast constructor used by operations (no conversion, no checks)."""
         t = object.__new__(Tensor)
         t._data = data
-        t.grad = None
+        t._grad = None
         t.grad_fn = grad_fn
         t.requires_grad = grad_fn is not None
         t.name = None
@@ -120,6 +120,31 @@ class Tensor:
         return t
 
     # ----------------------------------------------------------------------------- metadata
+    @property
+    def grad(self):
+        """∂L/∂self after ``backward()``: a Tensor of this tensor's shape and dtype, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        """Assigning checks what PyTorch checks: None, or a Tensor of this tensor's shape and
+        dtype (an optimizer would otherwise broadcast a wrong-shaped gradient silently)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}; wrap it, e.g. ag.tensor(g)")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   f"the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{value.dtype}' to a tensor with dtype '{self.dtype}'; "
+                                   f"the gradient must have the tensor's dtype: convert it with "
+                                   f".to({self.dtype})")
+        self._grad = value
+
     @property
     def data(self):
         """A Tensor that shares this tensor's memory and is detached from the graph, as

@@ -528,9 +528,10 @@ def _as_array(value, key):
         raise TypeError(f"load_state_dict: cannot convert the value for '{key}' "
                         f"({type(value).__name__}) to an array: {e}. Convert it first, e.g. "
                         f"v.detach().numpy()") from None
-    if arr.dtype.hasobject:
-        raise TypeError(f"load_state_dict: the value for '{key}' is an object array; "
-                        f"expected numbers")
+    if arr.dtype.kind not in "biuf":    # checked for every key before anything is written
+        kind = "an object array" if arr.dtype.hasobject else f"of dtype {arr.dtype}"
+        raise TypeError(f"load_state_dict: the value for '{key}' is {kind}; expected real "
+                        f"numbers (nothing was loaded)")
     return arr
 
 

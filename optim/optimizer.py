@@ -235,6 +235,10 @@ class Optimizer:
         """
         x = p._data
         g = np.asarray(p.grad._data)
+        if g.shape != x.shape:       # set through .grad.data or ._data: never broadcast it
+            raise RuntimeError(f"step: the gradient of a parameter of shape {x.shape} has shape "
+                               f"{g.shape}; a gradient must have its parameter's shape (check "
+                               f"what was assigned to .grad)")
         if g.dtype != x.dtype:
             g = g.astype(x.dtype)
         if options.get("maximize", False):

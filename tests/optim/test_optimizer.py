@@ -73,7 +73,7 @@ def test_float32_stays_float32(case):
         optimizer.zero_grad()
         loss(*params, x).backward()
         for p in params:                  # even a float64 gradient must not promote
-            p.grad = ag.tensor(p.grad.numpy().astype(np.float64))
+            p.grad.data = p.grad.numpy().astype(np.float64)
         optimizer.step()
     for p in params:
         assert p.numpy().dtype == np.float32
