@@ -24,15 +24,21 @@ def as_array(data, dtype=None):
     arrays keep their dtype, as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
-        return data._data if dtype is None else np.asarray(data._data, dtype=np.dtype(dtype))
+        data = data._data
     if dtype is not None:
-        arr = np.asarray(data, dtype=np.dtype(dtype))
-    elif isinstance(data, (np.ndarray, np.generic)):
-        arr = np.asarray(data)
-    else:
-        arr = np.asarray(data)
-        if arr.dtype == np.float64:
-            arr = arr.astype(DEFAULT_DTYPE)
+        return np.asarray(data, dtype=np.dtype(dtype))
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    arr = np.asarray(data)
+    if arr.dtype == np.float64:
+        arr = arr.astype(DEFAULT_DTYPE)
+    return arr
+
+
+def real_array(data, dtype=None):
+    """``as_array(data, dtype)`` for a Tensor to hold: TypeError unless it holds real numbers
+    (booleans, integers, floating point), saying why and what to do."""
+    arr = as_array(data, dtype)
     if arr.dtype.kind not in REAL_KINDS:
         raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
                         f"{not_real_message(arr.dtype, data)}")
@@ -96,7 +102,7 @@ class Tensor:
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
-        self._data = as_array(data, dtype)
+        self._data = real_array(data, dtype)
         self._grad = None
         self.grad_fn = None
         self.name = name
@@ -154,7 +160,7 @@ class Tensor:
 
     @data.setter
     def data(self, value):
-        self._data = as_array(value)
+        self._data = real_array(value)
 
     @property
     def shape(self):
