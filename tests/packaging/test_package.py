@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,10 +19,18 @@ BARE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(SUBPACKAGES)})(?:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    """A wheel built from the checkout (no build isolation: setuptools comes from this venv)."""
+    """A wheel built from a copy of the checkout (setuptools writes build/ into the source
+    tree, and test workers in parallel would share it; no build isolation: setuptools comes
+    from this venv)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("dagrad", *SUBPACKAGES):
+        shutil.copytree(ROOT / folder, source / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(ROOT)], check=True, capture_output=True)
+                    "-q", "-w", str(out), str(source)], check=True, capture_output=True)
     (path,) = out.glob("dagrad-*.whl")
     return path
 
