@@ -155,6 +155,9 @@ def randint(low, high=None, size=(), dtype=None, device=None, generator=None):
     """Random integers in [low, high) (or [0, low) when ``high`` is omitted), int64."""
     if high is None:
         low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"randint: random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
     values = _rng(generator).integers(low, high, size=size_arg((size,), "randint"),
                                       dtype=np.dtype(dtype or np.int64))
     return _new(values, False, device, "randint")

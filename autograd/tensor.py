@@ -38,7 +38,14 @@ def as_array(data, dtype=None):
 def real_array(data, dtype=None):
     """``as_array(data, dtype)`` for a Tensor to hold: TypeError unless it holds real numbers
     (booleans, integers, floating point), saying why and what to do."""
-    arr = as_array(data, dtype)
+    try:
+        arr = as_array(data, dtype)
+    except ValueError as e:
+        if "inhomogeneous" not in str(e):
+            raise
+        raise ValueError(f"tensor: the nested sequences are ragged (rows of different lengths), "
+                         f"so they do not make one array; pad the rows to one length or keep "
+                         f"them as separate tensors ({e})") from None
     if arr.dtype.kind not in REAL_KINDS:
         raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
                         f"{not_real_message(arr.dtype, data)}")

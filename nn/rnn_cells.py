@@ -129,8 +129,10 @@ def check_input(name, x, input_size, batched_ndim):
     """``x`` as a Tensor, checked: (…, input_size) with batched_ndim or batched_ndim - 1 dims."""
     x = x if isinstance(x, ag.Tensor) else ag.tensor(x)
     if x.ndim not in (batched_ndim - 1, batched_ndim) or x.shape[-1] != input_size:
-        raise ValueError(f"{name}: expected input of shape {'(L, ' if batched_ndim == 3 else '('}"
-                         f"N, {input_size}) or without the batch dimension, got "
+        layout = ("(L, N, {0}) ((N, L, {0}) with batch_first=True)" if batched_ndim == 3
+                  else "(N, {0})").format(input_size)
+        raise ValueError(f"{name}: expected input of shape {layout} or without the batch "
+                         f"dimension, whose last dimension is input_size={input_size}; got "
                          f"{tuple(x.shape)}")
     return x
 

@@ -28,6 +28,11 @@ BESIDE_TORCH = {
     "zeros(2, -3)": (lambda t, m: t.zeros(2, -3), RuntimeError, "(negative dimension|non-neg)"),
     "Linear(-1, 2)": (lambda t, m: m.Linear(-1, 2), RuntimeError,
                       "Trying to create tensor with negative dimension"),
+    "linear of a 0-d input": (
+        lambda t, m: m.functional.linear(t.ones(()), t.ones(2, 3)), RuntimeError,
+        "both arguments to linear need to be at least 1D, but they are 0D and 2D"),
+    "randint(5, 2)": (lambda t, m: t.randint(5, 2, (3,)), RuntimeError,
+                      "random_ expects 'from' to be less than 'to', but got from=5 >= to=2"),
 }
 
 
@@ -69,3 +74,17 @@ def test_a_broadcasting_failure_names_the_operation_and_both_shapes():
     text = str(info.value)
     assert text.startswith("Mul: the size of tensor a (3) must match the size of tensor b (4)")
     assert "(2, 3) float32, (2, 4) float32" in text and "could not be broadcast" not in text
+
+
+def test_ragged_nested_lists_are_named_as_ragged():
+    torch = torch_or_skip()
+    with pytest.raises(ValueError, match="expected sequence of length 2"):
+        torch.tensor([[1, 2], [3]])
+    with pytest.raises(ValueError, match="tensor: the nested sequences are ragged"):
+        ag.tensor([[1, 2], [3]])
+
+
+def test_a_recurrent_layer_names_input_size_and_the_batch_first_layout():
+    with pytest.raises(ValueError, match=r"GRU: expected input of shape \(L, N, 3\) \(\(N, L, 3\) "
+                                         r"with batch_first=True\).*input_size=3; got \(2, 5, 4\)"):
+        nn.GRU(3, 4, batch_first=True)(ag.ones(2, 5, 4))

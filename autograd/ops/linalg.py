@@ -92,6 +92,11 @@ def matmul(a, b):
 
 def linear(x, weight, bias=None):
     """y = x Wᵀ + b, the fully connected layer; x (..., in), W (out, in), b (out,) -> (..., out)."""
+    if x.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{x.ndim}D and {weight.ndim}D (input {tuple(x.shape)}, weight "
+                           f"{tuple(weight.shape)}); give the input a feature dimension, e.g. "
+                           f"x.reshape(1)")
     if x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input of shape {tuple(x.shape)} has {x.shape[-1]} features "
                          f"but weight of shape {tuple(weight.shape)} expects {weight.shape[-1]}")
