@@ -12,17 +12,19 @@ from dagrad.autograd.function import Function, LazyGrad, unbroadcast
 def reference_grad(output, inputs, seed):
     """d⟨seed, output⟩/d(inputs), one ndarray (or None when unused) per input."""
     root = output.grad_fn or output               # an operation may return its input itself
-    order, seen = [], {root}
+    order, seen = [], set()
     stack = [(root, False)] if isinstance(root, Function) else []
     while stack:                                  # post-order: a node after all its inputs
         node, expanded = stack.pop()
         if expanded:
             order.append(node)
             continue
+        if node in seen:                          # reached again through another consumer
+            continue
+        seen.add(node)
         stack.append((node, True))
         for p in node.parents:
             if isinstance(p, Function) and p not in seen:
-                seen.add(p)
                 stack.append((p, False))
     grads = {root: np.asarray(seed)}
     for node in reversed(order):                  # every consumer before what it consumes
