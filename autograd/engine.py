@@ -20,7 +20,7 @@ import numpy as np
 from .function import Function, LazyGrad, _check_finite, hook_name, is_finite, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
-from .versions import WRITES, written_since
+from .versions import check_unchanged
 from .ops.elementwise import cast
 from .xp import tensor_namespace
 
@@ -220,7 +220,7 @@ def _call_backward(node, g, xp_tensor):
             f"already released the values it saved for backward. Pass retain_graph=True to the "
             f"first backward() (or ag.grad) if you need to backward through it again.")
     if node.saved or node.saved_names:
-        _check_versions(node)
+        check_unchanged(node, _saved_arrays(node))
     if xp_tensor is None:
         out = node.backward(g)
     else:
@@ -258,27 +258,6 @@ def _saved_arrays(node):
     if not node.saved_names:
         return node.saved
     return node.saved + tuple(getattr(node, name) for name in node.saved_names)
-
-
-def _check_versions(node):
-    """Raise if a tensor this node saved was changed in place after the forward pass."""
-    for x, version in zip(node.inputs, node.versions):
-        if isinstance(x, Tensor) and x._version != version and any(
-                s is x._data for s in node.saved):
-            raise RuntimeError(
-                f"One of the tensors needed by '{node.name}' for its backward (shape "
-                f"{x.shape}) was modified in place after the forward pass (its version is now "
-                f"{x._version}, it was {version}). Use an out-of-place operation, or clone() "
-                f"the tensor before changing it.")
-    if WRITES.tick > node.tick:       # something was written in place since the forward
-        for s in _saved_arrays(node):
-            if written_since(s, node.tick):
-                raise RuntimeError(
-                    f"One of the arrays needed by '{node.name}' for its backward (shape "
-                    f"{s.shape}) was modified in place after the forward pass, through a tensor "
-                    f"sharing its memory (the operation's output, a view, or a detach()-ed "
-                    f"copy). Use an out-of-place operation, or clone() the tensor before "
-                    f"changing it.")
 
 
 def _release(node):

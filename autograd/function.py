@@ -59,9 +59,8 @@ class Function:
             (``needs_input_grad`` reads it).
         input_shapes: one entry per input, its shape (None when it needs no gradient); the
             engine sums each gradient down to it (undoing broadcasting).
-        inputs, versions: the input tensors and their version counters, kept only when
-            something was saved (to detect in-place changes and to build the differentiable
-            path) or inside ``record_values()``; ``()`` and None otherwise.
+        inputs: the input tensors, kept only when something was saved (to build the
+            differentiable path) or inside ``record_values()``; ``()`` otherwise.
         tick: the clock of in-place writes when the node was recorded (``versions.py``).
         module: the path of the nn.Module that ran this operation (e.g. ``encoder.0``), or
             None; viz groups nodes by it.
@@ -76,6 +75,10 @@ class Function:
         released: True once backward has freed them.
 
     Set by the operation's class:
+        returns_view: True when the output may share the input's memory (slicing, reshape,
+            transpose, flip): an in-place change of it changes the input too, so ``apply``
+            keeps the input as ``source`` and ``write_back(base, view)`` records the input's
+            new history (``inplace.py``).
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
@@ -93,13 +96,13 @@ class Function:
     saves_output = False
     released = False
     inputs = ()
-    versions = None
     tick = 0
     module = None
     value = None
     attrs = None
     hooks = None
     retained = None
+    returns_view = False
     dtype_rule = None
 
     def save(ctx, *arrays, output=None, **constants):
@@ -134,6 +137,11 @@ class Function:
 
     def backward(ctx, grad):  # pragma: no cover - every operation overrides it
         raise NotImplementedError(f"{type(ctx).__name__} does not define backward")
+
+    def write_back(ctx, base, view):  # pragma: no cover - every view operation overrides it
+        """For an operation that ``returns_view``: the input's values as a recorded operation
+        of the (changed) ``view``, given ``base``, a stand-in for the input's old history."""
+        raise NotImplementedError(f"{type(ctx).__name__} does not define write_back")
 
     @classmethod
     def apply(cls, *inputs, **attrs):
@@ -181,13 +189,15 @@ class Function:
                 ctx.input_shapes = shapes
                 if ctx.saved or ctx.saved_names:
                     ctx.inputs = inputs
-                    ctx.versions = [x._version if isinstance(x, Tensor) else 0 for x in inputs]
                     ctx.tick = WRITES.tick
+                if ctx.returns_view:
+                    ctx.source = inputs[0]
                 if state.module is not None:
                     ctx.module = state.module
                 if state.values:
                     ctx.value = out
                     ctx.inputs = inputs
+                    ctx.tick = WRITES.tick
                     ctx.attrs = attrs
                 return Tensor._make(out, ctx)
         return Tensor._make(out, None)

@@ -12,7 +12,6 @@ import operator
 import numpy as np
 
 from .device import CPU, check_device, parse_to_args
-from .versions import record_write
 
 DEFAULT_DTYPE = np.float32
 
@@ -162,8 +161,12 @@ class Tensor:
     def data(self):
         """A Tensor that shares this tensor's memory and is detached from the graph, as
         PyTorch's ``.data``: ``p.data.add_(...)`` changes ``p``. Assigning ``t.data = other``
-        (a Tensor or an array of the same shape) replaces the values ``t`` holds."""
-        return Tensor._make(self._data, None)
+        (a Tensor or an array of the same shape) replaces the values ``t`` holds. As in
+        PyTorch, writes through ``.data`` are not recorded: a backward that saved the old
+        values will not notice (``_version`` None marks the alias)."""
+        alias = Tensor._make(self._data, None)
+        alias._version = None
+        return alias
 
     @data.setter
     def data(self, value):
@@ -319,80 +322,79 @@ class Tensor:
         return self
 
     # ------------------------------------------------------------------- in-place updates
-    def _check_inplace(self, what):
-        from .grad_mode import STATE
-        if self.requires_grad and STATE.enabled:
-            kind = "a leaf tensor" if self.grad_fn is None else "a tensor in the graph"
-            raise RuntimeError(
-                f"{what}: in-place change of {kind} that requires grad would make its recorded "
-                f"gradients wrong. Do it inside `with ag.no_grad():` (e.g. for a parameter "
-                f"update) or use the out-of-place form.")
-        self._version += 1
-        record_write(self._data)
-
-    def _inplace(self, what, value):
-        self._check_inplace(what)
-        np.copyto(self._data, value._data if isinstance(value, Tensor) else value,
-                  casting="unsafe")
-        return self
-
+    # Each one is the out-of-place operation written back into this tensor's memory by
+    # ``inplace.write``, which records it in the graph when something requires grad.
     def zero_(self):
-        return self._inplace("zero_", 0)
+        return self.fill_(0)
 
     def fill_(self, value):
-        return self._inplace("fill_", value)
+        return write(self, "fill_", _assign, value, arithmetic=False)
 
     def copy_(self, src):
-        return self._inplace("copy_", np.broadcast_to(as_array(src), self.shape))
-
-    def _update(self, what, result):
-        """Write an arithmetic ``result`` in place, refusing (as PyTorch) a result of a higher
-        dtype category than the tensor's: int.add_(1.5) would silently truncate."""
-        dtype = np.result_type(result)
-        if dtype.kind != self._data.dtype.kind and category(dtype) > category(self._data.dtype):
-            kind = {"b": "a bool", "i": "an integer", "u": "an integer"}.get(dtype.kind,
-                                                                            "a floating-point")
-            raise TypeError(
-                f"{what}: the result is {kind} tensor and can't be cast to the tensor's dtype "
-                f"{self._data.dtype} (PyTorch refuses it too): an in-place operation keeps the "
-                f"tensor's dtype. Use the out-of-place form (x = x + y) or convert first, e.g. "
-                f"x = x.float().")
-        return self._inplace(what, result)
-
-    def add_(self, other, alpha=1):
-        return self._update("add_", self._data + raw_data(other) * alpha)
-
-    def sub_(self, other, alpha=1):
-        return self._update("sub_", self._data - raw_data(other) * alpha)
-
-    def mul_(self, other):
-        return self._update("mul_", self._data * raw_data(other))
-
-    def div_(self, other):
-        return self._update("div_", self._data / raw_data(other))
-
-    def clamp_(self, min=None, max=None):
-        return self._update("clamp_", np.clip(self._data, min, max))
-
-    def masked_fill_(self, mask, value):
-        return self._inplace("masked_fill_", np.where(raw_data(mask), value, self._data))
+        return write(self, "copy_", _assign, src, arithmetic=False)
 
     def uniform_(self, a=0.0, b=1.0):
         from .random import generator
-        return self._inplace("uniform_", generator().uniform(a, b, self.shape))
+        return self.copy_(generator().uniform(a, b, self.shape))
 
     def normal_(self, mean=0.0, std=1.0):
         from .random import generator
-        return self._inplace("normal_", generator().normal(mean, std, self.shape))
+        return self.copy_(generator().normal(mean, std, self.shape))
+
+    def masked_fill_(self, mask, value):
+        return write(self, "masked_fill_", Tensor.masked_fill, mask, value, arithmetic=False)
+
+    def __setitem__(self, index, value):
+        write(self, "__setitem__", indexing.index_put, index, value, arithmetic=False)
+
+    def add_(self, other, alpha=1):
+        return write(self, "add_", Tensor.add, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        return write(self, "sub_", Tensor.sub, other, alpha=alpha)
+
+    def mul_(self, other):
+        return write(self, "mul_", Tensor.mul, other)
+
+    def div_(self, other):
+        return write(self, "div_", Tensor.div, other)
+
+    def pow_(self, exponent):
+        return write(self, "pow_", Tensor.pow, exponent)
+
+    def clamp_(self, min=None, max=None):
+        return write(self, "clamp_", Tensor.clamp, min, max)
+
+    clip_ = clamp_
+
+    def neg_(self):
+        return write(self, "neg_", Tensor.neg)
+
+    def abs_(self):
+        return write(self, "abs_", Tensor.abs)
+
+    def exp_(self):
+        return write(self, "exp_", Tensor.exp)
+
+    def log_(self):
+        return write(self, "log_", Tensor.log)
+
+    def sqrt_(self):
+        return write(self, "sqrt_", Tensor.sqrt)
+
+    def relu_(self):
+        return write(self, "relu_", Tensor.relu)
+
+    def sigmoid_(self):
+        return write(self, "sigmoid_", Tensor.sigmoid)
+
+    def tanh_(self):
+        return write(self, "tanh_", Tensor.tanh)
 
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
-
-    def __setitem__(self, index, value):
-        self._check_inplace("__setitem__")
-        self._data[_index(index)] = raw_data(value)
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -852,11 +854,10 @@ def _elementwise(op, a, b):
     return Tensor._make(np.asarray(op(a, b)), None)
 
 
-def _index(index):
-    """An indexing key with Tensors replaced by their arrays (for NumPy indexing)."""
-    if isinstance(index, tuple):
-        return tuple(raw_data(i) for i in index)
-    return raw_data(index)
+def _assign(old, value):
+    """``value`` broadcast to ``old``'s shape (what copy_ and fill_ write); in the graph the
+    gradient goes to ``value`` and none to the overwritten ``old``."""
+    return elementwise.Where.apply(np.True_, value, old)
 
 
 class _HookHandle:
@@ -871,6 +872,7 @@ class _HookHandle:
 
 
 # The operations import Tensor, so they are imported after it is defined.
-from .dtypes import category, promote  # noqa: E402
+from .dtypes import promote  # noqa: E402
 from .ops import composed, elementwise, indexing, linalg, reduction  # noqa: E402
 from .ops import shape as shape_ops  # noqa: E402  ("shape" is an argument of reshape and view)
+from .inplace import write  # noqa: E402

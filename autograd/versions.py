@@ -1,17 +1,20 @@
-"""In-place writes seen through any alias of the memory they change.
+"""The one record of in-place writes, and the one check that backward makes against it.
 
-Every Tensor counts its own in-place changes (``Tensor._version``); a node compares the counts of
-its inputs at backward with those it recorded. But the memory a node saved can also be reached
-through other tensors: its output (``tanh``, ``exp``, ``sigmoid`` save their result), a
-``detach()``-ed copy, a view (a slice, ``reshape``, ``.T``) of the saved array, or the base
-array of a saved view. PyTorch shares one counter among all of them; here every in-place write
-through a Tensor records the *root* ndarray it changed (the array owning the memory, reached
-through ``.base``) with the tick of a clock, and a node that saved arrays checks at backward
-that none of their roots was written after the node was recorded (tick ``t`` at forward):
+A node that saved values for its backward must not see them change before that backward runs.
+The values can change through the tensor that was saved, but also through any other tensor
+sharing its memory: the operation's output (``tanh``, ``exp``, ``sigmoid`` save their result),
+a ``detach()``-ed copy, a view (a slice, ``reshape``, ``.T``), the base of a saved view. PyTorch
+shares one version counter among all of them; here every in-place write records the *root*
+ndarray it changed (the array owning the memory, reached through ``.base``) with the tick of a
+clock, and a node that saved arrays checks at backward that none of their roots was written
+after the node was recorded (at tick ``t``):
 
     stale(node) = ∃ s ∈ node.saved:  last_write(root(s)) > t
 
-Nothing is recorded on the forward hot path but one integer per node that saves something.
+Every writer calls :func:`mark_written`: the Tensor in-place methods (``add_``, ``x[i] = v``,
+...), the optimizers' updates, ``Module.to``, batch norm's running statistics, ``nn.init``.
+Writes through ``.data`` are not recorded, as in PyTorch (``p.data.add_(...)`` is the escape
+hatch). Nothing is recorded on the forward hot path but one integer per node that saves.
 """
 import weakref
 
@@ -38,8 +41,17 @@ def root(array):
     return array
 
 
-def record_write(array):
-    """Note that ``array``'s memory is being written in place now."""
+def mark_written(tensor):
+    """Record that ``tensor``'s values are being changed in place now (call it before or
+    after the write, never skip it). Bumps ``tensor._version`` (PyTorch's counter) and stamps
+    the memory's root with the clock; a ``.data`` alias (``_version`` None) is not recorded."""
+    if tensor._version is None:
+        return
+    tensor._version += 1
+    _stamp(tensor._data)
+
+
+def _stamp(array):
     if not isinstance(array, np.ndarray):
         return
     writes = WRITES
@@ -65,3 +77,19 @@ def written_since(array, tick):
     owner = root(array)
     entry = WRITES.log.get(id(owner))
     return entry is not None and entry[0]() is owner and entry[1] > tick
+
+
+def check_unchanged(node, arrays):
+    """Raise PyTorch's error if one of ``arrays`` (what ``node`` saved) was written in place
+    after ``node`` was recorded."""
+    if WRITES.tick <= node.tick:      # nothing at all was written since the forward
+        return
+    for s in arrays:
+        if written_since(s, node.tick):
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: '{node.name}' saved an array of shape {s.shape} "
+                f"({s.dtype}) for its backward, and it was modified in place after the forward "
+                f"pass (directly, or through a tensor sharing its memory: a view, the "
+                f"operation's output, a detach()-ed copy, an optimizer step). Use an "
+                f"out-of-place operation, or clone() the tensor before changing it.")

@@ -1,6 +1,8 @@
 """Embedding: a lookup table of learnable vectors."""
 import numpy as np
 
+from dagrad.autograd import no_grad
+
 from . import functional as F
 from . import init
 from .module import Module
@@ -37,7 +39,8 @@ class Embedding(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
+            with no_grad():
+                self.weight[self.padding_idx] = 0
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None):

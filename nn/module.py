@@ -35,6 +35,7 @@ from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import parse_to_args
 from dagrad.autograd.function import hook_name, is_finite
 from dagrad.autograd.grad_mode import STATE
+from dagrad.autograd.versions import mark_written
 
 from .parameter import Parameter
 
@@ -410,8 +411,8 @@ class Module:
         for m in self.modules():
             for t in list(m._parameters.values()) + list(m._buffers.values()):
                 if t is not None and np.issubdtype(t.dtype, np.floating) and t.dtype != dtype:
+                    mark_written(t)       # a graph that saved the old values can't backward
                     t._data = t._data.astype(dtype)
-                    t._version += 1
                     if t.grad is not None:
                         t.grad._data = t.grad._data.astype(dtype)
         return self

@@ -42,9 +42,9 @@ class _BatchNorm(Module):
 
     def reset_running_stats(self):
         if self.track_running_stats:
-            self.running_mean._data[...] = 0
-            self.running_var._data[...] = 1
-            self.num_batches_tracked._data[...] = 0
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
 
     def forward(self, input):
         if input.ndim not in self._dims or input.shape[1] != self.num_features:
@@ -54,7 +54,7 @@ class _BatchNorm(Module):
                              f"shape {tuple(input.shape)}")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked._data += 1
+            self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked._data)
         use_batch = self.training or not self.track_running_stats

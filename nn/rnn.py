@@ -204,5 +204,5 @@ def init_forget_bias_(module, value=1.0):
         for name, p in m.named_parameters(recurse=False):
             if name.startswith("bias_"):
                 with ag.no_grad():
-                    p._data[size:2 * size] = value if name.startswith("bias_ih") else 0.0
+                    p[size:2 * size] = value if name.startswith("bias_ih") else 0.0
     return module

@@ -17,6 +17,7 @@ gradients, recomputes the loss, calls ``backward()`` and returns the loss.
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.versions import mark_written
 
 from .optimizer import NONNEGATIVE, Optimizer
 
@@ -165,7 +166,7 @@ class LBFGS(Optimizer):
             n = p._data.size
             p._data += (step_size * update[offset:offset + n]).reshape(p._data.shape).astype(
                 p._data.dtype, copy=False)
-            p._version += 1
+            mark_written(p)
             offset += n
 
     def _clone_param(self):
@@ -174,7 +175,7 @@ class LBFGS(Optimizer):
     def _set_param(self, params_data):
         for p, data in zip(self._params, params_data):
             p._data[...] = data
-            p._version += 1
+            mark_written(p)
 
     def _evaluate(self, closure):
         with ag.enable_grad():

@@ -24,6 +24,7 @@ from collections import defaultdict
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.versions import mark_written
 
 
 class Range:
@@ -192,6 +193,7 @@ class Optimizer:
                     p.grad = None
                 elif isinstance(p.grad._data, np.ndarray) and p.grad._data.flags.writeable:
                     p.grad._data[...] = 0
+                    mark_written(p.grad)
                 else:   # a NumPy scalar or read-only view cannot be zeroed in place
                     p.grad._data = np.zeros_like(p.grad._data)
 
@@ -223,7 +225,7 @@ class Optimizer:
                 self._update(p._data, self._gradient(p, options), state, options)
                 # Like any in-place change: a backward through a graph recorded before this
                 # step now raises instead of using the new values.
-                p._version += 1
+                mark_written(p)
         return loss
 
     @staticmethod

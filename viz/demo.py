@@ -61,10 +61,10 @@ def two_layer_steps():
     from dagrad import nn
     model = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))
     with ag.no_grad():
-        model[0].weight._data[...] = [[0.5, -1.0], [1.5, 0.25]]
-        model[0].bias._data[...] = [0.1, -0.2]
-        model[2].weight._data[...] = [[1.0, -0.5]]
-        model[2].bias._data[...] = [0.3]
+        model[0].weight.copy_(ag.tensor([[0.5, -1.0], [1.5, 0.25]]))
+        model[0].bias.copy_(ag.tensor([0.1, -0.2]))
+        model[2].weight.copy_(ag.tensor([[1.0, -0.5]]))
+        model[2].bias.copy_(ag.tensor([0.3]))
     x = ag.tensor([[1.0, 2.0]])
     x.name = "x"
     target = ag.tensor([[0.5]])

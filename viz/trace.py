@@ -30,6 +30,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd.function import Function
+from dagrad.autograd.versions import written_since
 
 from .gradients import edge_gradients
 
@@ -280,8 +281,7 @@ def _saved_input(node, slot):
     inputs = node.inputs
     if slot >= len(inputs) or not isinstance(inputs[slot], Tensor):
         return None
-    versions = node.versions
-    if versions is not None and inputs[slot]._version != versions[slot]:
+    if written_since(inputs[slot]._data, node.tick):
         return None
     return inputs[slot]._data
 

@@ -1,4 +1,5 @@
-"""Indexing: ``x[index]`` and the operations built on it (gather, index_select, masked_fill).
+"""Indexing: ``x[index]``, the operations built on it (gather, index_select, masked_fill), and
+its out-of-place write ``index_put`` (what ``x[index] = v`` records).
 
 The adjoint of reading ``x[index]`` is writing: the gradient of x is zero except at the read
 positions, where the output gradient is *added* (an element read twice gets both gradients).
@@ -6,6 +7,7 @@ positions, where the output gradient is *added* (an element read twice gets both
 import numpy as np
 
 from ..args import normalize_dim
+from ..dtypes import promote_inputs
 from ..function import Function, SliceGrad
 from ..tensor import Tensor
 from ..xp import NUMPY, _is_basic
@@ -17,17 +19,23 @@ class GetItem(Function):
 
     On the fast path a basic index (no index arrays) returns that gradient as a ``SliceGrad``,
     which the engine adds in place, so reading a tensor slice by slice stays linear in its size.
+    A basic index gives a view sharing x's memory: an in-place change of it is recorded in x's
+    history too, as ``x[index] = view`` (``write_back``, ``inplace.py``).
     """
 
     def forward(ctx, x, index):
         _keep_index(ctx, index)
         ctx.in_shape = x.shape
+        ctx.returns_view = _is_basic(index)      # index arrays copy
         return x[index]
 
     def backward(ctx, grad):
         if not ctx.differentiable and _is_basic(ctx.index):
             return SliceGrad(grad, ctx.index, ctx.in_shape)
         return ctx.xp.unindex(grad, ctx.index, ctx.in_shape)
+
+    def write_back(ctx, base, view):
+        return IndexPut.apply(base, view, index=ctx.index)
 
 
 def _keep_index(ctx, index):
@@ -55,6 +63,32 @@ class Unindex(Function):
         return grad[ctx.index]
 
 
+class IndexPut(Function):
+    """y = x with y[index] = v (v broadcast to the shape of x[index]);
+    dL/dx = dL/dy with zeros at ``index``,   dL/dv = dL/dy[index]"""
+
+    dtype_rule = promote_inputs
+
+    def forward(ctx, x, v, index):
+        _keep_index(ctx, index)
+        out = x.copy()
+        out[index] = v
+        kept = np.ones(x.shape, dtype=bool)
+        kept[index] = False
+        ctx.save(kept=kept)
+        ctx.v_shape = np.shape(v)
+        return out
+
+    def backward(ctx, grad):
+        need_x, need_v = ctx.needs_input_grad
+        grad_v = None
+        if need_v:
+            grad_v = grad[ctx.index]
+            if grad_v.ndim < len(ctx.v_shape):      # v had extra leading axes of size 1
+                grad_v = grad_v.reshape(ctx.v_shape)
+        return ctx.xp.where(ctx.kept, grad, 0) if need_x else None, grad_v
+
+
 def _as_index(i, op):
     """Tensors and lists used as indices become integer or boolean ndarrays."""
     if isinstance(i, Tensor):
@@ -68,16 +102,29 @@ def _as_index(i, op):
     return i
 
 
+def _as_key(index, op):
+    if isinstance(index, tuple):
+        return tuple(_as_index(i, op) for i in index)
+    return _as_index(index, op)
+
+
 def getitem(x, index):
     """``x[index]`` with ints, slices, None, Ellipsis, integer arrays and boolean masks."""
-    if isinstance(index, tuple):
-        index = tuple(_as_index(i, "indexing") for i in index)
-    else:
-        index = _as_index(index, "indexing")
+    index = _as_key(index, "indexing")
     try:
         return GetItem.apply(x, index=index)
     except IndexError as e:
         raise IndexError(f"indexing a tensor of shape {x.shape}: {e}") from None
+
+
+def index_put(x, index, value):
+    """A copy of ``x`` with ``value`` written at ``index`` (``x[index] = value`` out of place);
+    the gradient reaches both ``x`` (except at ``index``) and ``value``."""
+    index = _as_key(index, "index assignment")
+    try:
+        return IndexPut.apply(x, value, index=index)
+    except (IndexError, ValueError) as e:
+        raise type(e)(f"index assignment to a tensor of shape {tuple(x.shape)}: {e}") from None
 
 
 def _check_in_range(index, size, dim, op):

@@ -11,6 +11,8 @@ from ..tensor import Tensor
 class Reshape(Function):
     """y = x viewed with a new shape;   dL/dx = dL/dy reshaped back"""
 
+    returns_view = True
+
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
         return x.reshape(shape)
@@ -18,9 +20,14 @@ class Reshape(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
+    def write_back(ctx, base, view):
+        return Reshape.apply(view, shape=ctx.in_shape)
+
 
 class Transpose(Function):
     """y = x with its axes permuted;   dL/dx = dL/dy with the inverse permutation"""
+
+    returns_view = True
 
     def forward(ctx, x, axes):
         ctx.axes = axes
@@ -28,6 +35,9 @@ class Transpose(Function):
 
     def backward(ctx, grad):
         return ctx.xp.transpose(grad, np.argsort(ctx.axes))
+
+    def write_back(ctx, base, view):
+        return Transpose.apply(view, axes=tuple(np.argsort(ctx.axes)))
 
 
 class BroadcastTo(Function):
@@ -85,12 +95,17 @@ class Pad(Function):
 class Flip(Function):
     """y = x reversed along ``axes``;   dL/dx = dL/dy reversed back"""
 
+    returns_view = True
+
     def forward(ctx, x, axes):
         ctx.axes = axes
         return np.flip(x, axes)
 
     def backward(ctx, grad):
         return ctx.xp.flip(grad, ctx.axes)
+
+    def write_back(ctx, base, view):
+        return Flip.apply(view, axes=ctx.axes)
 
 
 class Tile(Function):

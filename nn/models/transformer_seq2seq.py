@@ -48,8 +48,9 @@ class Seq2SeqTransformer(Module):
             if p.ndim > 1:                   # embeddings included, so √d_model · E[x] has
                 init.xavier_uniform_(p)      # entries of the size of the position encoding
         if pad_idx is not None:
-            for emb in (self.src_tok_emb, self.tgt_tok_emb):
-                emb.embedding.weight._data[pad_idx] = 0
+            with ag.no_grad():
+                for emb in (self.src_tok_emb, self.tgt_tok_emb):
+                    emb.embedding.weight[pad_idx] = 0
 
     def _padding(self, tokens, given):
         """key_padding_mask (N, T): the one given, or tokens == pad_idx (if pad_idx is set)."""

@@ -347,3 +347,42 @@ OPS += [
           shapes=[(4, 3)],
           torch_fn=lambda t, x: _cross_entropy_torch(t, x, ignore_index=0, reduction="none")),
 ]
+
+
+# ---- in-place operations recorded in the graph (the tensor's history is rebased on them)
+def _iadd_relu_(m, a, b):
+    y = a * 2
+    y += b
+    return y.relu_()
+
+
+def _setitem(m, a, b):
+    y = a * 1
+    y[1:] = b
+    return y
+
+
+def _slice_imul_tanh_(m, a, b):       # y[1:] *= b is y[1:].mul_(b), then y[1:] = that view
+    y = a * 1
+    y[1:] *= b
+    return y.tanh_()
+
+
+def _write_through_view(m, a, b):     # y.T[0] is a view: y's history follows the change
+    y = a * 1
+    y.T[0].sub_(b)
+    return y * y
+
+
+def _masked_fill_(m, a, b):
+    y = a * b
+    return y.masked_fill_(a > 0.5, 0.25)
+
+
+OPS += [
+    OpCase("inplace_iadd_relu_", _iadd_relu_, [((3, 4), (3, 4)), ((3, 4), (4,))]),
+    OpCase("inplace_setitem", _setitem, [((3, 4), (2, 4)), ((3, 4), (4,)), ((3,), ())]),
+    OpCase("inplace_slice_imul", _slice_imul_tanh_, [((3, 4), (2, 4)), ((3, 4), (4,))]),
+    OpCase("inplace_view_write", _write_through_view, [((3, 4), (3,)), ((3, 2), ())]),
+    OpCase("inplace_masked_fill_", _masked_fill_, [((3, 4), (3, 4)), ((3, 4), (4,))]),
+]
