@@ -167,7 +167,11 @@ def _converted(inputs, to_float):
 
 
 def promote_inputs(op, inputs):
-    """Rule ``promote``: all inputs converted to ``result_type(*inputs)``."""
+    """Rule ``promote``: all inputs converted to ``result_type(*inputs)``.
+
+    The common cases come first: two tensors of one dtype, and a float tensor with a Python
+    float, which becomes a 0-d array of the tensor's dtype (NumPy's arithmetic with a 0-d
+    array costs about half of that with a Python float, in the forward and in backward)."""
     if len(inputs) == 2:
         a, b = inputs
         if isinstance(a, Tensor):
@@ -178,11 +182,11 @@ def promote_inputs(op, inputs):
             elif type(b) is float:
                 dt = x.dtype
                 if dt is _F32 or dt is _F64:
-                    return inputs, (x, b)
+                    return inputs, (x, np.asarray(b, dt))
         elif type(a) is float and isinstance(b, Tensor):
             dt = b._data.dtype
             if dt is _F32 or dt is _F64:
-                return inputs, (a, b._data)
+                return inputs, (np.asarray(a, dt), b._data)
     return _converted(inputs, False)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from .function import Function, LazyGrad, _check_finite, hook_name, is_finite, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
-from .versions import check_unchanged
+from .versions import WRITES, check_unchanged
 from .ops.elementwise import cast
 from .xp import tensor_namespace
 
@@ -95,7 +95,7 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                 waiting[parent] -= 1
                 if waiting[parent] == 0:
                     ready.append(parent)
-            if not retain_graph:
+            if not retain_graph and (vertex.saved or vertex.saved_names):
                 _release(vertex)
     return step.captured
 
@@ -149,7 +149,19 @@ class BackwardPass:
                 _accumulate_grad(t, grad, self.create_graph, self.handed)
         if self.capture is not None and node in self.capture:
             self.captured[node] = grad
-        in_grads = _call_backward(node, grad, self.xp)
+        if node.released:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time: operation '{node.name}' "
+                f"already released the values it saved for backward. Pass retain_graph=True to "
+                f"the first backward() (or ag.grad) if you need to backward through it again.")
+        if node.tick < WRITES.tick and (node.saved or node.saved_names):
+            check_unchanged(node, _saved_arrays(node))     # something was written since forward
+        if self.xp is None:
+            in_grads = node.backward(grad)
+        else:
+            in_grads = _differentiable_backward(node, grad, self.xp)
+        if type(in_grads) is not tuple:
+            in_grads = (in_grads,)
         if self.anomaly:
             _check_finite(node, in_grads, "backward")
         return in_grads
@@ -212,26 +224,15 @@ def _count_dependencies(roots):
     return deps
 
 
-def _call_backward(node, g, xp_tensor):
-    """Run one node's backward on the fast path (ndarrays) or the differentiable one."""
-    if node.released:
-        raise RuntimeError(
-            f"Trying to backward through the graph a second time: operation '{node.name}' "
-            f"already released the values it saved for backward. Pass retain_graph=True to the "
-            f"first backward() (or ag.grad) if you need to backward through it again.")
-    if node.saved or node.saved_names:
-        check_unchanged(node, _saved_arrays(node))
-    if xp_tensor is None:
-        out = node.backward(g)
-    else:
-        arrays = node.saved
-        node.xp, node.saved = xp_tensor, _saved_as_tensors(node)
-        try:
-            out = node.backward(g)
-        finally:
-            del node.xp
-            node.saved = arrays
-    return out if type(out) is tuple else (out,)
+def _differentiable_backward(node, g, xp_tensor):
+    """Run ``node``'s backward on Tensors with recorded operations (``create_graph=True``)."""
+    arrays = node.saved
+    node.xp, node.saved = xp_tensor, _saved_as_tensors(node)
+    try:
+        return node.backward(g)
+    finally:
+        del node.xp
+        node.saved = arrays
 
 
 def _saved_as_tensors(node):
@@ -262,12 +263,11 @@ def _saved_arrays(node):
 
 def _release(node):
     """Free everything the node saved for backward (retain_graph=False)."""
-    if node.saved or node.saved_names:
-        node.saved = ()
-        for name in node.saved_names:
-            setattr(node, name, None)
-        node.released = True
-        node.inputs = ()
+    node.saved = ()
+    for name in node.saved_names:
+        setattr(node, name, None)
+    node.released = True
+    node.inputs = ()
 
 
 def _run_hooks(hooks, g, anomaly=False):
