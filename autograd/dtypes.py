@@ -41,7 +41,7 @@ import inspect
 
 import numpy as np
 
-from .tensor import DEFAULT_DTYPE, Tensor, as_array
+from .tensor import DEFAULT_DTYPE, Tensor, as_array, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
@@ -158,7 +158,7 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 def arrays_of(inputs):
     """The arrays behind ``inputs`` (Tensors give their ndarray, constants pass through)."""
-    return [x._data if isinstance(x, Tensor) else x for x in inputs]
+    return [raw_data(x) for x in inputs]
 
 
 def _converted(inputs, to_float):

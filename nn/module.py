@@ -474,7 +474,7 @@ class Module:
         for key, target in own.items():
             if key not in state_dict:
                 continue
-            value = _as_array(state_dict[key], key)
+            value = _checked_state_array(state_dict[key], key)
             if value.shape != target.shape:
                 mismatched.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
@@ -519,7 +519,7 @@ class Module:
 _MISSING = object()
 
 
-def _as_array(value, key):
+def _checked_state_array(value, key):
     """A state-dict value as an ndarray (Tensor, ndarray, number, or anything array-like)."""
     if isinstance(value, Tensor):
         return value._data
