@@ -10,8 +10,9 @@ the new values from the old ones. ``write`` computes them, copies them into the 
   ``y.grad_fn`` becomes the last new node, whose input is a stand-in holding ``y``'s old values
   and old history. After ``y = x * 2; y += w``, ``y.sum().backward()`` gives both ``x`` and
   ``w`` their gradients. A node recorded *before* the write that saved the overwritten values
-  raises at backward (``z = y * y`` before ``y += w``): PyTorch's rule, raise only when a value
-  some backward needs was overwritten;
+  raises at backward (``z = y * y`` before ``y += w``; ``y.relu_()`` then ``y += 1``, as ReLU
+  saved its output): PyTorch's rule, raise only when a value some backward needs was
+  overwritten;
 * a leaf that requires grad cannot change in place while gradients are recorded (its gradient
   would belong to values it no longer holds): PyTorch's error. Parameter updates run under
   ``no_grad()``, or write through ``.data``;
@@ -24,7 +25,7 @@ import numpy as np
 from .dtypes import category
 from .grad_mode import STATE
 from .tensor import Tensor
-from .versions import mark_written
+from .versions import WRITES, mark_written
 
 
 def write(tensor, what, new_values, *operands, arithmetic=True, **options):
@@ -69,6 +70,7 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
         _rebase(tensor, new.grad_fn)
         for view, node in base_views:
             _rebase_base(view, node)
+        _share_saved_output(new.grad_fn, new._data, tensor._data)   # after the last stamp
     return tensor
 
 
@@ -82,6 +84,15 @@ def _copy_into(tensor, values, what):
             f"{what}: unsupported operation: more than one element of the written-to tensor "
             f"refers to a single memory location (it is an expand()/broadcast view, or "
             f"read-only). Please clone() the tensor before performing the operation.") from e
+
+
+def _share_saved_output(node, computed, memory):
+    """A node that saved its output (``relu_``, ``exp_``, ``tanh_`` save y) keeps the tensor's
+    memory instead of its own copy, as PyTorch: no second copy is held, and a later in-place
+    change of the tensor is caught at backward."""
+    if node.saves_output and node.saved[-1] is computed:
+        node.saved = node.saved[:-1] + (memory,)
+        node.tick = WRITES.tick             # the write that put the output there is not a change
 
 
 def _rebase(tensor, node):

@@ -170,6 +170,14 @@ def _saved_output_overwritten(L):
     y.sum().backward()
 
 
+def _output_of_an_in_place_op_overwritten(L):
+    x = L.t([1., -2.], True)
+    y = x * 2
+    y.relu_()                                  # ReLU saves its output: y's memory
+    y += 1
+    y.sum().backward()
+
+
 def _parameter_stepped_before_backward(L):
     w = L.t([1., 2.], True)
     loss = (w * w).sum()
@@ -183,6 +191,7 @@ def _parameter_stepped_before_backward(L):
     (_view_of_leaf, "a view of a leaf Variable that requires grad"),
     (_saved_value_overwritten, "modified by an inplace operation"),
     (_saved_output_overwritten, "modified by an inplace operation"),
+    (_output_of_an_in_place_op_overwritten, "modified by an inplace operation"),
     (_parameter_stepped_before_backward, "modified by an inplace operation"),
 ], ids=lambda c: c.__name__.strip("_") if callable(c) else "")
 def test_in_place_errors_where_pytorch_raises(case, message):

@@ -112,9 +112,50 @@ losses = [optimizer.step(closure).item() for _ in range(3)]
 result = {"losses": losses, "w": model[0].weight}
 """
 
+IN_PLACE_ON_NON_LEAVES = """
+import torch
+import torch.nn as nn
 
-@pytest.mark.parametrize("program", [DEVICE_IDIOMS, DATA_IDIOMS, MISSING_FUNCTIONS, LBFGS_FIT],
-                         ids=["devices", "data", "missing_functions", "lbfgs"])
+
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = nn.Linear(4, 8), nn.Linear(8, 1)
+
+    def forward(self, X):
+        Y = self.first(X)
+        Y += X.repeat(1, 2)                    # in place on a layer's output
+        Y[Y > 1.5] = 1.5                       # masked assignment
+        Y[:, 0] *= 2                           # through a slice
+        return self.second(Y.relu_())
+
+
+net = Residual()
+net.load_state_dict({"first.weight": torch.tensor(weights["0.weight"]),
+                     "first.bias": torch.tensor(weights["0.bias"]),
+                     "second.weight": torch.tensor(weights["2.weight"]),
+                     "second.bias": torch.tensor(weights["2.bias"])})
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+X, Y = torch.tensor(x), torch.tensor(y)
+for step in range(3):
+    opt.zero_grad()
+    loss = ((net(X) - Y) ** 2).mean()
+    loss.backward()
+    opt.step()
+leaf = torch.zeros(3, requires_grad=True)
+try:
+    leaf += 1
+    refused = False
+except RuntimeError as e:
+    refused = "leaf Variable" in str(e)
+result = {"loss": loss, "w": net.first.weight, "grad": net.first.weight.grad,
+          "refused": refused}
+"""
+
+
+@pytest.mark.parametrize("program", [DEVICE_IDIOMS, DATA_IDIOMS, MISSING_FUNCTIONS, LBFGS_FIT,
+                                     IN_PLACE_ON_NON_LEAVES],
+                         ids=["devices", "data", "missing_functions", "lbfgs", "in_place"])
 def test_program_matches_pytorch(program):
     compare(program, x=X, y=Y, weights=WEIGHTS)
 
