@@ -35,17 +35,14 @@ from .conv import Conv1d, Conv2d, ConvTranspose2d, DepthwiseSeparableConv2d  # n
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample  # noqa: E402
 from .rnn import GRU, LSTM, MGU, RNN, GRUCell, LSTMCell, MGUCell, RNNCell  # noqa: E402
 from .attention_rnn import AdditiveAttention, DotProductAttention  # noqa: E402
-from .gradient_flow import sequence_gradient_norms  # noqa: E402
 from .attention import MultiheadAttention, attention_weights, keep_attention_weights  # noqa
 from .positional import LearnedPositionalEmbedding, PositionalEncoding, TokenEmbedding  # noqa
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa
                           TransformerEncoder, TransformerEncoderLayer)
 from . import objectives  # noqa: E402
-from .tokenizer import CharTokenizer  # noqa: E402
-from . import retrieval, tsne  # noqa: E402
 from .hierarchical_softmax import HierarchicalSoftmax  # noqa: E402
-from .tsne import TSNE  # noqa: E402
 
 from . import models  # noqa: E402  (last: models are built from the layers above)
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d,  # noqa: E402
                    LazyConvTranspose2d, LazyLinear, UninitializedParameter)
+

@@ -4,10 +4,13 @@ import numpy as np
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
+from .utils.receptive_field import POINTWISE
 
 
 class ReLU(Module):
     """y = max(x, 0)."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -18,6 +21,8 @@ class ReLU(Module):
 
 class LeakyReLU(Module):
     """y = x if x > 0 else negative_slope · x."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
@@ -33,6 +38,8 @@ class LeakyReLU(Module):
 class PReLU(Module):
     """y = x if x > 0 else a · x with learnable slope(s) a: one shared (``num_parameters=1``)
     or one per channel (dimension 1 of the input), initialised to ``init``."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, num_parameters=1, init=0.25, dtype=None):
         super().__init__()
@@ -50,6 +57,8 @@ class PReLU(Module):
 class ELU(Module):
     """y = x if x > 0 else α (eˣ - 1)."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
         self.alpha = alpha
@@ -63,6 +72,8 @@ class ELU(Module):
 
 class GELU(Module):
     """y = x Φ(x) (Φ the standard normal CDF); ``approximate="tanh"`` for the tanh form."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, approximate="none"):
         super().__init__()
@@ -78,6 +89,8 @@ class GELU(Module):
 class SiLU(Module):
     """y = x σ(x)."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def __init__(self, inplace=False):
         super().__init__()
 
@@ -88,6 +101,8 @@ class SiLU(Module):
 class Sigmoid(Module):
     """y = σ(x) = 1 / (1 + e⁻ˣ)."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def forward(self, input):
         return F.sigmoid(input)
 
@@ -95,12 +110,16 @@ class Sigmoid(Module):
 class Tanh(Module):
     """y = tanh x."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def forward(self, input):
         return F.tanh(input)
 
 
 class Hardtanh(Module):
     """y = x clipped to [min_val, max_val]."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
@@ -119,6 +138,8 @@ class Hardtanh(Module):
 class Softplus(Module):
     """y = (1/β) log(1 + e^(βx)), linear where βx > threshold."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
         self.beta, self.threshold = beta, threshold
@@ -133,6 +154,8 @@ class Softplus(Module):
 class Softmax(Module):
     """yᵢ = exp(xᵢ) / Σⱼ exp(xⱼ) along ``dim``."""
 
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
@@ -146,6 +169,8 @@ class Softmax(Module):
 
 class LogSoftmax(Module):
     """yᵢ = xᵢ - log Σⱼ exp(xⱼ) along ``dim``."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, dim=None):
         super().__init__()

@@ -12,13 +12,14 @@ import math
 
 import numpy as np
 
-from dagrad.autograd.ops.conv import conv_padding, pair
+from .functional.conv import conv_padding, pair
 
 from . import functional as F
 from . import init
 from .containers import Sequential
 from .module import Module
 from .parameter import Parameter
+from .utils.receptive_field import Geometry
 
 
 class _ConvNd(Module):
@@ -56,6 +57,17 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    @property
+    def geometry(self):
+        """The window each output pixel reads (kernel, stride, low-side padding, dilation), for
+        ``nn.utils.receptive_field``; None for a transposed convolution, which spreads each
+        input pixel over a window instead."""
+        if self._transposed:
+            return None
+        pads = conv_padding(type(self).__name__, self.padding, self.kernel_size, self.stride,
+                            self.dilation)
+        return Geometry(self.kernel_size, self.stride, tuple(lo for lo, _ in pads), self.dilation)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))   # = U(-1/√fan_in, 1/√fan_in)

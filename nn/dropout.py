@@ -1,11 +1,14 @@
 """Dropout."""
 from . import functional as F
 from .module import Module
+from .utils.receptive_field import POINTWISE
 
 
 class Dropout(Module):
     """Inverted dropout: in training mode zero each element with probability p and scale the
     rest by 1/(1 - p); in evaluation mode (``model.eval()``) the identity."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()

@@ -8,6 +8,7 @@ from dagrad import autograd as ag
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.receptive_field import POINTWISE
 
 
 def _dtype(dtype):
@@ -51,6 +52,8 @@ class Linear(Module):
 
 class Identity(Module):
     """y = x (a placeholder, e.g. for an optional layer). Arguments are accepted and ignored."""
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     def __init__(self, *args, **kwargs):
         super().__init__()

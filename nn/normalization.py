@@ -6,6 +6,7 @@ from dagrad.autograd import Tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
+from .utils.receptive_field import POINTWISE
 
 
 class _BatchNorm(Module):
@@ -17,6 +18,8 @@ class _BatchNorm(Module):
     batch statistics and updates the running ones (r ← (1 - momentum) r + momentum · batch;
     ``momentum=None`` gives the cumulative average); evaluation mode uses the running ones.
     """
+
+    geometry = POINTWISE     # acts on each pixel alone (receptive field)
 
     _dims = ()   # accepted input ranks
 

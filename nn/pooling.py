@@ -1,7 +1,17 @@
 """Pooling and resampling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Upsample. They hold
 no parameters; each calls its ``nn.functional`` form (formulas there)."""
 from . import functional as F
+from .functional.conv import pair
 from .module import Module
+from .utils.receptive_field import Geometry
+
+
+def _window(layer, dilation=1):
+    """The ``Geometry`` of a pooling layer (its arguments as pairs), for the receptive field."""
+    name = type(layer).__name__
+    return Geometry(*(pair(value, 2, arg, name) for value, arg in (
+        (layer.kernel_size, "kernel_size"), (layer.stride, "stride"), (layer.padding, "padding"),
+        (dilation, "dilation"))))
 
 
 class MaxPool2d(Module):
@@ -15,6 +25,11 @@ class MaxPool2d(Module):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    @property
+    def geometry(self):
+        """The window each output pixel reads (see ``nn.utils.receptive_field``)."""
+        return _window(self, self.dilation)
 
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -36,6 +51,11 @@ class AvgPool2d(Module):
         self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
         self.divisor_override = divisor_override
+
+    @property
+    def geometry(self):
+        """The window each output pixel reads (see ``nn.utils.receptive_field``)."""
+        return _window(self)
 
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,

@@ -9,6 +9,9 @@
     viz.plots.grad_norms(norms)          # ... and history, attention, latent, images plots
     with viz.record():                   # keep every intermediate value for the pictures
         loss = model(x)
+    viz.sequence_gradient_norms(rnn, x)  # ‖∂L/∂x_t‖ per time step (vanishing gradients)
+    z = viz.TSNE().fit_transform(X)      # a 2-D map of embeddings ...
+    viz.embedding_plot(z, labels=y)      # ... drawn with a label on every point
 
 Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
 program for SVG), ``viz.plots`` needs matplotlib.
@@ -20,11 +23,13 @@ from .embeddings import embedding_plot
 from .gradflow import GradNorms
 from .player import Player, player
 from .render import save
+from .sequence_gradients import sequence_gradient_norms
 from .steps import Frame, steps
 from .trace import Edge, Graph, Node, trace
+from .tsne import TSNE
 
 __all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "GradNorms", "Graph",
-           "Node", "Edge", "Frame", "Player", "embedding_plot"]
+           "Node", "Edge", "Frame", "Player", "embedding_plot", "TSNE", "sequence_gradient_norms"]
 
 
 def __getattr__(name):

@@ -10,12 +10,12 @@ from .plots import _figure
 def embedding_plot(z, texts=None, labels=None, ax=None, title="Embedding", fontsize=8):
     """Points ``z`` (n, 2) with ``texts`` (n strings, e.g. words) written next to them and
     coloured by ``labels`` (n group names or classes, with a legend); either may be omitted.
-    Project higher-dimensional vectors to 2-D first (``nn.TSNE`` or PCA). Returns the
+    Project higher-dimensional vectors to 2-D first (``viz.TSNE`` or PCA). Returns the
     figure (or draws into ``ax``)."""
     z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
         raise ValueError(f"viz.embedding_plot: z must have shape (n, 2), got {z.shape}; project "
-                         f"it to 2-D first (e.g. nn.TSNE or PCA)")
+                         f"it to 2-D first (e.g. viz.TSNE or PCA)")
     n = len(z)
     for name, values in (("texts", texts), ("labels", labels)):
         if values is not None and len(values) != n:

@@ -9,4 +9,4 @@ from .split import train_test_split
 from .synthetic import make_moons, make_spirals, synthetic_data
 from .sequences import (adding_problem, copy_task, first_token_task, reverse_task,
                         sum_of_digits)
-from .text import load_text, text_windows
+from .text import CharTokenizer, Vocab, load_text, text_windows, tokenize

@@ -13,8 +13,8 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
                    gaussian_nll_loss, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
                    smooth_l1_loss)
 from .normalization import batch_norm, layer_norm
-from .conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose2d, fold,
-                   interpolate, max_pool2d, unfold)
+from .conv import conv1d, conv2d, conv_transpose2d, fold, unfold
+from .pooling import adaptive_avg_pool2d, avg_pool2d, interpolate, max_pool2d
 from .distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
                             gaussian_log_likelihood)
 from .attention import scaled_dot_product_attention

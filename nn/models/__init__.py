@@ -6,7 +6,7 @@ from .autoencoders import (Autoencoder, ConvAutoencoder, DenoisingAutoencoder,
 from .vae import VAE
 from .transformer_seq2seq import Seq2SeqTransformer
 from .gpt import GPT
-from .word2vec import Vocab, Word2Vec
+from .word2vec import Word2Vec
 from .vit import ViT
 from .gan import GAN
 from .char_lm import CharLM

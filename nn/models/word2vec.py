@@ -1,68 +1,20 @@
 """word2vec (Mikolov et al., 2013): word vectors learned by predicting words from their
 neighbours, with skip-gram or CBOW, and negative sampling or a hierarchical softmax."""
-import re
-from collections import Counter
-
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_array
 
 from .. import init
 from ..embedding import Embedding
-from dagrad.autograd import as_array
+from ..datasets.text import Vocab
 from ..functional.sampled_softmax import unigram_probs
 from ..hierarchical_softmax import HierarchicalSoftmax
 from ..module import Module
-from ..retrieval import topk_inner_product
+from ..utils.retrieval import topk_inner_product
 
 MODES = ("skipgram", "cbow")
 OUTPUTS = ("negative", "hierarchical")
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
-
-
-def tokenize(text):
-    """Lower-case words of ``text`` (letters, with an inner apostrophe kept: "don't")."""
-    return _WORD.findall(text.lower())
-
-
-class Vocab:
-    """Words <-> ids, most frequent first; words seen fewer than ``min_count`` times are
-    dropped (``encode`` skips them). ``counts`` (V,) int64 holds each word's frequency.
-
-        vocab = Vocab(tokenize(text), min_count=5)
-        ids = vocab.encode(tokenize(text))           # int64 ids of the kept words
-    """
-
-    def __init__(self, tokens, min_count=1, max_size=None):
-        counts = Counter(tokens)
-        words = sorted((w for w, n in counts.items() if n >= min_count),
-                       key=lambda w: (-counts[w], w))[:max_size]
-        if not words:
-            raise ValueError(f"Vocab: no word occurs at least min_count={min_count} times")
-        self.itos = words
-        self.stoi = {w: i for i, w in enumerate(words)}
-        self.counts = np.array([counts[w] for w in words], dtype=np.int64)
-
-    def __len__(self):
-        return len(self.itos)
-
-    def __contains__(self, word):
-        return word in self.stoi
-
-    def __getitem__(self, word):
-        try:
-            return self.stoi[word]
-        except KeyError:
-            raise KeyError(f"Vocab: {word!r} is not in the vocabulary ({len(self)} words; it "
-                           f"may occur fewer than min_count times)") from None
-
-    def encode(self, tokens):
-        """Ids of the tokens that are in the vocabulary, in order, as an int64 array."""
-        stoi = self.stoi
-        return np.array([stoi[t] for t in tokens if t in stoi], dtype=np.int64)
-
-    def decode(self, ids):
-        return [self.itos[i] for i in np.asarray(ids).reshape(-1)]
 
 
 def keep_probabilities(counts, t=1e-3):

@@ -210,21 +210,14 @@ OPS += [
            shapes=[((3,), (4,)), ((2,), ())]),
 ]
 
-# ---- convolution, pooling, resampling (autograd.ops.conv / .pool, spelled as torch's F)
-from types import SimpleNamespace  # noqa: E402
-
-from dagrad.autograd.ops import conv as _conv, pool as _pool  # noqa: E402
-
-_CONV = SimpleNamespace(conv1d=_conv.conv1d, conv2d=_conv.conv2d, unfold=_conv.unfold,
-                        conv_transpose2d=_conv.conv_transpose2d, fold=_conv.fold,
-                        max_pool2d=_pool.max_pool2d, avg_pool2d=_pool.avg_pool2d,
-                        adaptive_avg_pool2d=_pool.adaptive_avg_pool2d,
-                        interpolate=_pool.interpolate)
+# ---- convolution, pooling, resampling (the operations of autograd.ops.conv / .pool, called
+# through nn.functional with torch's arguments)
+import dagrad.nn.functional as _nn_functional  # noqa: E402
 
 
 def _FC(m):
     """``torch.nn.functional`` or dagrad's convolution and pooling functions."""
-    return m.nn.functional if m.__name__ == "torch" else _CONV
+    return m.nn.functional if m.__name__ == "torch" else _nn_functional
 
 
 OPS += [

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dagrad import autograd as ag
-from dagrad.autograd.ops import conv as C
+import dagrad.nn.functional as F
 from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
                            torch_parity)
 
@@ -66,7 +66,7 @@ def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, c_out=C_OUT):
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
 def test_conv2d_matches_pytorch(k, s, p, d, g, n):
     torch = torch_or_skip()
-    torch_parity(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g),
+    torch_parity(lambda x, w, b: F.conv2d(x, w, b, s, p, d, g),
                  lambda x, w, b: torch.nn.functional.conv2d(x, w, b, s, p, d, g),
                  _conv_arrays(k, g, n, size=_fit(SIZE, k, p, d)), rtol=1e-10, atol=1e-10)
 
@@ -82,7 +82,7 @@ def _transposed_grid():
 @pytest.mark.parametrize("k,s,p,op,d,g,n", list(_transposed_grid()))
 def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
     torch = torch_or_skip()
-    torch_parity(lambda x, w, b: C.conv_transpose2d(x, w, b, s, p, op, g, d),
+    torch_parity(lambda x, w, b: F.conv_transpose2d(x, w, b, s, p, op, g, d),
                  lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, s, p, op, g, d),
                  _conv_arrays(k, g, n, size=(4, 3), transposed=True), rtol=1e-10, atol=1e-10)
 
@@ -90,13 +90,13 @@ def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
 def test_conv2d_gradcheck(k, s, p, d, g, n):
     xs = leaves(_conv_arrays(k, g, n, size=_fit(SMALL, k, p, d), c_out=SMALL_OUT))
-    assert ag.gradcheck(lambda x, w, b: C.conv2d(x, w, b, s, p, d, g), xs)
+    assert ag.gradcheck(lambda x, w, b: F.conv2d(x, w, b, s, p, d, g), xs)
 
 
 @pytest.mark.parametrize("k,s,p,op,d,g,n", list(_transposed_grid()))
 def test_conv_transpose2d_gradcheck(k, s, p, op, d, g, n):
     xs = leaves(_conv_arrays(k, g, n, size=(4, 3), transposed=True, c_out=SMALL_OUT))
-    assert ag.gradcheck(lambda x, w, b: C.conv_transpose2d(x, w, b, s, p, op, g, d), xs)
+    assert ag.gradcheck(lambda x, w, b: F.conv_transpose2d(x, w, b, s, p, op, g, d), xs)
 
 
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + [
@@ -105,19 +105,19 @@ def test_conv1d_matches_pytorch_and_gradcheck(k, s, p, d, g, n):
     torch = torch_or_skip()
     length, small = (max(m, _fit((m + 1, m), k, p, d)[1]) for m in (9, 6))
     arrays = random_inputs([(n, C_IN, length), (C_OUT[g], C_IN // g, k), (C_OUT[g],)])
-    torch_parity(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g),
+    torch_parity(lambda x, w, b: F.conv1d(x, w, b, s, p, d, g),
                  lambda x, w, b: torch.nn.functional.conv1d(x, w, b, s, p, d, g), arrays,
                  rtol=1e-10, atol=1e-10)
     xs = random_inputs([(n, C_IN, small), (SMALL_OUT[g], C_IN // g, k), (SMALL_OUT[g],)])
-    assert ag.gradcheck(lambda x, w, b: C.conv1d(x, w, b, s, p, d, g), leaves(xs))
+    assert ag.gradcheck(lambda x, w, b: F.conv1d(x, w, b, s, p, d, g), leaves(xs))
 
 
 def test_conv_without_bias_and_unbatched_input():
     torch = torch_or_skip()
-    torch_parity(lambda x, w: C.conv2d(x, w, padding=(1, 2), stride=(2, 1)),
+    torch_parity(lambda x, w: F.conv2d(x, w, padding=(1, 2), stride=(2, 1)),
                  lambda x, w: torch.nn.functional.conv2d(x, w, padding=(1, 2), stride=(2, 1)),
                  random_inputs([(C_IN, 5, 6), (3, C_IN, 3, 2)]), rtol=1e-10, atol=1e-10)
-    torch_parity(lambda x, w: C.conv_transpose2d(x, w, stride=2),
+    torch_parity(lambda x, w: F.conv_transpose2d(x, w, stride=2),
                  lambda x, w: torch.nn.functional.conv_transpose2d(x, w, stride=2),
                  random_inputs([(C_IN, 3, 2), (C_IN, 2, 3, 3)]), rtol=1e-10, atol=1e-10)
 
@@ -126,23 +126,23 @@ def test_conv_without_bias_and_unbatched_input():
     ((2, 3), (1, 2), 1, (2, 1)), (3, 1, 0, 1), ((1, 2), 2, (0, 1), (1, 3))])
 def test_unfold_fold_match_pytorch(kernel, dilation, padding, stride):
     torch = torch_or_skip()
-    F = torch.nn.functional
-    torch_parity(lambda x: C.unfold(x, kernel, dilation, padding, stride),
-                 lambda x: F.unfold(x, kernel, dilation, padding, stride),
+    TF = torch.nn.functional
+    torch_parity(lambda x: F.unfold(x, kernel, dilation, padding, stride),
+                 lambda x: TF.unfold(x, kernel, dilation, padding, stride),
                  random_inputs([(2, 3, 6, 5)]), rtol=1e-12, atol=1e-12)
-    cols = C.unfold(ag.zeros(2, 3, 6, 5), kernel, dilation, padding, stride)
-    torch_parity(lambda c: C.fold(c, (6, 5), kernel, dilation, padding, stride),
-                 lambda c: F.fold(c, (6, 5), kernel, dilation, padding, stride),
+    cols = F.unfold(ag.zeros(2, 3, 6, 5), kernel, dilation, padding, stride)
+    torch_parity(lambda c: F.fold(c, (6, 5), kernel, dilation, padding, stride),
+                 lambda c: TF.fold(c, (6, 5), kernel, dilation, padding, stride),
                  random_inputs([cols.shape]), rtol=1e-12, atol=1e-12)
     small = leaves(random_inputs([(1, 2, 4, 5)]))
-    assert ag.gradcheck(lambda x: C.unfold(x, kernel, dilation, padding, stride), small)
+    assert ag.gradcheck(lambda x: F.unfold(x, kernel, dilation, padding, stride), small)
 
 
 def test_fold_is_the_adjoint_of_unfold():
     """<unfold(x), c> = <x, fold(c)> for all x, c: the defining property of col2im."""
     x, c = random_inputs([(2, 3, 7, 5), (2, 3 * 6, 12)])
-    lhs = np.sum(C.unfold(ag.tensor(x), (3, 2), 1, 1, 2).numpy() * c)
-    rhs = np.sum(x * C.fold(ag.tensor(c), (7, 5), (3, 2), 1, 1, 2).numpy())
+    lhs = np.sum(F.unfold(ag.tensor(x), (3, 2), 1, 1, 2).numpy() * c)
+    rhs = np.sum(x * F.fold(ag.tensor(c), (7, 5), (3, 2), 1, 1, 2).numpy())
     assert lhs == pytest.approx(rhs, rel=1e-12)
 
 
@@ -150,7 +150,7 @@ def test_fold_is_the_adjoint_of_unfold():
 def test_second_derivatives_match_pytorch(transposed):
     """create_graph=True: the backward is itself built from recorded unfold/fold/matmul."""
     torch = torch_or_skip()
-    ours = C.conv_transpose2d if transposed else C.conv2d
+    ours = F.conv_transpose2d if transposed else F.conv2d
     theirs = (torch.nn.functional.conv_transpose2d if transposed
               else torch.nn.functional.conv2d)
 
@@ -171,8 +171,8 @@ def test_float32_stays_float32():
     x = ag.randn(2, 3, 8, 8, requires_grad=True)
     w = ag.randn(4, 3, 3, 3, requires_grad=True)
     b = ag.zeros(4, requires_grad=True)
-    y = C.conv2d(x, w, b, padding=1)
-    t = C.conv_transpose2d(y, w, stride=2)
+    y = F.conv2d(x, w, b, padding=1)
+    t = F.conv_transpose2d(y, w, stride=2)
     assert y.dtype == t.dtype == np.float32
     (y.sum() + t.sum()).backward()
     assert x.grad.dtype == w.grad.dtype == b.grad.dtype == np.float32
@@ -182,34 +182,34 @@ def test_errors_name_sizes_and_options():
     x = ag.randn(1, 2, 4, 3)
     with pytest.raises(ValueError, match=r"\(4, 3\).*kernel_size \(5, 5\).*stride \(2, 2\)"
                                          r".*padding.*dilation \(1, 1\)"):
-        C.conv2d(x, ag.randn(1, 2, 5, 5), stride=2)
+        F.conv2d(x, ag.randn(1, 2, 5, 5), stride=2)
     with pytest.raises(ValueError, match=re.escape(
             "conv2d: input of spatial size (4, 3) is too small for kernel_size (3, 2) with "
             "stride (1, 3), padding (0, 1) and dilation (2, 4)")):
-        C.conv2d(x, ag.randn(1, 2, 3, 2), stride=(1, 3), padding=(0, 1), dilation=(2, 4))
+        F.conv2d(x, ag.randn(1, 2, 3, 2), stride=(1, 3), padding=(0, 1), dilation=(2, 4))
     with pytest.raises(ValueError, match=re.escape(
             "conv1d: input of spatial size (5,) is too small for kernel_size (3,) with stride "
             "(1,), padding (0,) and dilation (3,)")):
-        C.conv1d(ag.randn(1, 2, 5), ag.randn(1, 2, 3), dilation=3)
+        F.conv1d(ag.randn(1, 2, 5), ag.randn(1, 2, 3), dilation=3)
     with pytest.raises(ValueError, match=re.escape(
             "conv_transpose2d: output size (1, -1) would be empty for input size (2, 1), "
             "kernel_size (1, 1), stride (2, 2), padding (1, 1), dilation (1, 1) and "
             "output_padding (0, 0)")):
-        C.conv_transpose2d(ag.randn(1, 2, 2, 1), ag.randn(2, 1, 1, 1), stride=2, padding=1)
+        F.conv_transpose2d(ag.randn(1, 2, 2, 1), ag.randn(2, 1, 1, 1), stride=2, padding=1)
     with pytest.raises(ValueError, match=re.escape(
             "unfold: input of spatial size (4, 3) is too small for kernel_size (2, 5)")):
-        C.unfold(x, (2, 5))
+        F.unfold(x, (2, 5))
     with pytest.raises(ValueError, match="2 channels.*groups=2"):
-        C.conv2d(x, ag.randn(4, 2, 3, 3), groups=2)
+        F.conv2d(x, ag.randn(4, 2, 3, 3), groups=2)
     with pytest.raises(ValueError, match="'same' needs stride 1"):
-        C.conv2d(x, ag.randn(1, 2, 3, 3), stride=2, padding="same")
+        F.conv2d(x, ag.randn(1, 2, 3, 3), stride=2, padding="same")
     with pytest.raises(ValueError, match="padding must be"):
-        C.conv2d(x, ag.randn(1, 2, 3, 3), padding="full")
+        F.conv2d(x, ag.randn(1, 2, 3, 3), padding="full")
     with pytest.raises(TypeError, match="same dtype"):
-        C.conv2d(x, ag.randn(1, 2, 3, 3).double())
+        F.conv2d(x, ag.randn(1, 2, 3, 3).double())
     with pytest.raises(ValueError, match="shape \\(N, C, H, W\\)"):
-        C.conv2d(ag.randn(2, 4), ag.randn(1, 2, 3, 3))
+        F.conv2d(ag.randn(2, 4), ag.randn(1, 2, 3, 3))
     with pytest.raises(ValueError, match="output_padding"):
-        C.conv_transpose2d(x, ag.randn(2, 1, 3, 3), stride=2, output_padding=2)
+        F.conv_transpose2d(x, ag.randn(2, 1, 3, 3), stride=2, output_padding=2)
     with pytest.raises(ValueError, match="bias must have shape \\(3,\\)"):
-        C.conv2d(x, ag.randn(3, 2, 1, 1), ag.randn(2))
+        F.conv2d(x, ag.randn(3, 2, 1, 1), ag.randn(2))

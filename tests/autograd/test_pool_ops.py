@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dagrad import autograd as ag
-from dagrad.autograd.ops import pool as P
+import dagrad.nn.functional as F
 from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
                            torch_parity)
 
@@ -27,12 +27,12 @@ def _max_grid():
 @pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
 def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
     torch = torch_or_skip()
-    F = torch.nn.functional
+    TF = torch.nn.functional
     x, = random_inputs([(n,) + SHAPE[1:]])
-    torch_parity(lambda x: P.max_pool2d(x, k, s, p, d, ceil),
-                 lambda x: F.max_pool2d(x, k, s, p, d, ceil), [x], rtol=1e-12, atol=1e-12)
-    _, idx = P.max_pool2d(ag.tensor(x), k, s, p, d, ceil, return_indices=True)
-    _, tidx = F.max_pool2d(torch.tensor(x), k, s, p, d, ceil, return_indices=True)
+    torch_parity(lambda x: F.max_pool2d(x, k, s, p, d, ceil),
+                 lambda x: TF.max_pool2d(x, k, s, p, d, ceil), [x], rtol=1e-12, atol=1e-12)
+    _, idx = F.max_pool2d(ag.tensor(x), k, s, p, d, ceil, return_indices=True)
+    _, tidx = TF.max_pool2d(torch.tensor(x), k, s, p, d, ceil, return_indices=True)
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
     assert idx.dtype == np.int64
 
@@ -40,7 +40,7 @@ def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
 @pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
 def test_max_pool2d_gradcheck(k, s, p, d, ceil, n):
     x = leaves(random_inputs([(n, 2, 6, 5)]))
-    assert ag.gradcheck(lambda x: P.max_pool2d(x, k, s, p, d, ceil), x)
+    assert ag.gradcheck(lambda x: F.max_pool2d(x, k, s, p, d, ceil), x)
 
 
 def test_max_pool2d_ties_go_to_the_first_maximum():
@@ -49,9 +49,9 @@ def test_max_pool2d_ties_go_to_the_first_maximum():
     torch = torch_or_skip()
     x = np.random.default_rng(0).integers(0, 2, size=(2, 3, 6, 7)).astype(np.float64)
     for k, s in [(2, 2), (3, 1), (3, 2)]:
-        torch_parity(lambda x: P.max_pool2d(x, k, s, 1),
+        torch_parity(lambda x: F.max_pool2d(x, k, s, 1),
                      lambda x: torch.nn.functional.max_pool2d(x, k, s, 1), [x])
-        _, idx = P.max_pool2d(ag.tensor(x), k, s, 1, return_indices=True)
+        _, idx = F.max_pool2d(ag.tensor(x), k, s, 1, return_indices=True)
         _, tidx = torch.nn.functional.max_pool2d(torch.tensor(x), k, s, 1, return_indices=True)
         np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
 
@@ -69,7 +69,7 @@ def _avg_grid():
 @pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
 def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div, n):
     torch = torch_or_skip()
-    torch_parity(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div),
+    torch_parity(lambda x: F.avg_pool2d(x, k, s, p, ceil, inc, div),
                  lambda x: torch.nn.functional.avg_pool2d(x, k, s, p, ceil, inc, div),
                  random_inputs([(n,) + SHAPE[1:]]), rtol=1e-12, atol=1e-12)
 
@@ -77,7 +77,7 @@ def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div, n):
 @pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
 def test_avg_pool2d_gradcheck(k, s, p, ceil, inc, div, n):
     x = leaves(random_inputs([(n, 2, 5, 4)]))
-    assert ag.gradcheck(lambda x: P.avg_pool2d(x, k, s, p, ceil, inc, div), x)
+    assert ag.gradcheck(lambda x: F.avg_pool2d(x, k, s, p, ceil, inc, div), x)
 
 
 # Per-axis options: a non-square kernel, and stride, padding and dilation differing by axis.
@@ -99,7 +99,7 @@ TUPLE_OPTIONS = [
                          ids=[f"{kind}-{k}" for k, (kind, _) in enumerate(TUPLE_OPTIONS)])
 def test_pool_per_axis_options_match_pytorch_and_gradcheck(kind, kwargs, n):
     torch = torch_or_skip()
-    ours = {"max": P.max_pool2d, "avg": P.avg_pool2d}[kind]
+    ours = {"max": F.max_pool2d, "avg": F.avg_pool2d}[kind]
     theirs = getattr(torch.nn.functional, f"{kind}_pool2d")
     torch_parity(lambda x: ours(x, **kwargs), lambda x: theirs(x, **kwargs),
                  random_inputs([(n,) + SHAPE[1:]]), rtol=1e-12, atol=1e-12)
@@ -116,10 +116,10 @@ def test_pool_per_axis_options_match_pytorch_and_gradcheck(kind, kwargs, n):
 def test_adaptive_avg_pool2d_matches_pytorch(size, n):
     torch = torch_or_skip()
     shape = (n,) + SHAPE[1:]
-    torch_parity(lambda x: P.adaptive_avg_pool2d(x, size),
+    torch_parity(lambda x: F.adaptive_avg_pool2d(x, size),
                  lambda x: torch.nn.functional.adaptive_avg_pool2d(x, size),
                  random_inputs([shape]), rtol=1e-12, atol=1e-12)
-    assert ag.gradcheck(lambda x: P.adaptive_avg_pool2d(x, size), leaves(random_inputs([shape])))
+    assert ag.gradcheck(lambda x: F.adaptive_avg_pool2d(x, size), leaves(random_inputs([shape])))
 
 
 @pytest.mark.parametrize("shape,kwargs", [
@@ -136,20 +136,20 @@ def test_adaptive_avg_pool2d_matches_pytorch(size, n):
 ])
 def test_interpolate_matches_pytorch(shape, kwargs):
     torch = torch_or_skip()
-    torch_parity(lambda x: P.interpolate(x, **kwargs),
+    torch_parity(lambda x: F.interpolate(x, **kwargs),
                  lambda x: torch.nn.functional.interpolate(x, **kwargs),
                  random_inputs([shape]), rtol=1e-6, atol=1e-6)
-    assert ag.gradcheck(lambda x: P.interpolate(x, **kwargs), leaves(random_inputs([shape])))
+    assert ag.gradcheck(lambda x: F.interpolate(x, **kwargs), leaves(random_inputs([shape])))
 
 
 GRADCHECK = [
-    lambda x: P.max_pool2d(x, 2),
-    lambda x: P.max_pool2d(x, 3, 2, 1, 2, True),
-    lambda x: P.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
-    lambda x: P.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
-    lambda x: P.adaptive_avg_pool2d(x, (2, 3)),
-    lambda x: P.interpolate(x, scale_factor=2),
-    lambda x: P.interpolate(x, size=(3, 7), mode="bilinear"),
+    lambda x: F.max_pool2d(x, 2),
+    lambda x: F.max_pool2d(x, 3, 2, 1, 2, True),
+    lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+    lambda x: F.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
+    lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
+    lambda x: F.interpolate(x, scale_factor=2),
+    lambda x: F.interpolate(x, size=(3, 7), mode="bilinear"),
 ]
 
 
@@ -161,7 +161,7 @@ def test_gradcheck(fn):
 @pytest.mark.parametrize("name", ["max", "avg"])
 def test_second_derivatives_match_pytorch(name):
     torch = torch_or_skip()
-    ours = {"max": P.max_pool2d, "avg": P.avg_pool2d}[name]
+    ours = {"max": F.max_pool2d, "avg": F.avg_pool2d}[name]
     theirs = {"max": torch.nn.functional.max_pool2d, "avg": torch.nn.functional.avg_pool2d}[name]
 
     def double(grad, pool, x):
@@ -176,9 +176,9 @@ def test_second_derivatives_match_pytorch(name):
 
 def test_unbatched_input_and_float32():
     x = ag.randn(2, 6, 5, requires_grad=True)
-    y, idx = P.max_pool2d(x, 2, return_indices=True)
+    y, idx = F.max_pool2d(x, 2, return_indices=True)
     assert y.shape == idx.shape == (2, 3, 2)
-    z = P.avg_pool2d(x, 2) + P.adaptive_avg_pool2d(x, (3, 2)) + y
+    z = F.avg_pool2d(x, 2) + F.adaptive_avg_pool2d(x, (3, 2)) + y
     assert z.dtype == np.float32
     z.sum().backward()
     assert x.grad.dtype == np.float32 and x.grad.shape == x.shape
@@ -189,20 +189,20 @@ def test_errors_name_sizes_and_options():
     with pytest.raises(ValueError, match=re.escape(
             "max_pool2d: input of spatial size (3, 4) is too small for kernel_size (5, 5) with "
             "stride (5, 5), padding (0, 0) and dilation (1, 1)")):
-        P.max_pool2d(x, 5)
+        F.max_pool2d(x, 5)
     with pytest.raises(ValueError, match=re.escape(
             "max_pool2d: input of spatial size (3, 4) is too small for kernel_size (3, 2) with "
             "stride (1, 2), padding (1, 0) and dilation (3, 1)")):
-        P.max_pool2d(x, (3, 2), (1, 2), (1, 0), (3, 1))
+        F.max_pool2d(x, (3, 2), (1, 2), (1, 0), (3, 1))
     with pytest.raises(ValueError, match=re.escape(
             "avg_pool2d: input of spatial size (3, 4) is too small for kernel_size (2, 6) with "
             "stride (2, 1), padding (1, 0) and dilation (1, 1)")):
-        P.avg_pool2d(x, (2, 6), (2, 1), (1, 0))
+        F.avg_pool2d(x, (2, 6), (2, 1), (1, 0))
     with pytest.raises(ValueError, match="at most half of kernel_size"):
-        P.avg_pool2d(x, 2, padding=2)
+        F.avg_pool2d(x, 2, padding=2)
     with pytest.raises(ValueError, match="mode 'bicubic' is not supported"):
-        P.interpolate(x, scale_factor=2, mode="bicubic")
+        F.interpolate(x, scale_factor=2, mode="bicubic")
     with pytest.raises(ValueError, match="exactly one of size and scale_factor"):
-        P.interpolate(x)
+        F.interpolate(x)
     with pytest.raises(ValueError, match="shape \\(N, C, H, W\\)"):
-        P.max_pool2d(ag.randn(4, 4), 2)
+        F.max_pool2d(ag.randn(4, 4), 2)

@@ -8,9 +8,10 @@ import pytest
 
 from dagrad import autograd as ag
 from dagrad import nn
+from dagrad.nn import functional as F
 from dagrad.nn import datasets
 from dagrad.nn.data import DataLoader, TensorDataset
-from dagrad.nn.receptive_field import receptive_field, receptive_field_table
+from dagrad.nn.utils import POINTWISE, Geometry, receptive_field, receptive_field_table
 from tests.helpers import module_parity, one_torch_thread, torch_or_skip  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -165,3 +166,36 @@ def test_receptive_field_formula_and_table():
         receptive_field(lenet)
     layers = collections.OrderedDict(a=nn.Conv2d(1, 1, (3, 5), padding=(1, 2)))
     assert receptive_field(nn.Sequential(layers)) == ((3, 5), (1, 1), (0.0, 0.0))
+
+
+class _BoxBlur(nn.Module):
+    """A layer of our own: a 5x3 box average with stride (2, 1) and padding (2, 0), described by
+    its ``geometry`` so that the receptive field can go through it."""
+    geometry = Geometry((5, 3), (2, 1), (2, 0), 1)
+
+    def forward(self, x):
+        return F.avg_pool2d(x, (5, 3), (2, 1), (2, 0))
+
+
+def test_receptive_field_uses_the_geometry_a_layer_describes():
+    stack = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), _BoxBlur(), nn.ReLU(),
+                          nn.Conv2d(2, 1, 3, dilation=2)).double()
+    measured, (h, w), centre = _measured_field(stack, 40)
+    field = receptive_field(stack)
+    # rows: 3, then +4·1, then +2·2·2 (dilation 2 after a stride of 2); columns: 3 + 2 + 4
+    assert field.size == measured == (15, 9)
+    assert (field.start[0] + h * field.jump[0], field.start[1] + w * field.jump[1]) == centre
+    assert nn.Conv2d(1, 1, 3, padding="same", dilation=2).geometry == Geometry(
+        (3, 3), (1, 1), (2, 2), (2, 2))
+    assert nn.MaxPool2d(3, 2, 1).geometry == Geometry((3, 3), (2, 2), (1, 1), (1, 1))
+    assert nn.ReLU().geometry is POINTWISE and nn.BatchNorm2d(2).geometry is POINTWISE
+
+
+def test_receptive_field_refuses_layers_without_a_window():
+    with pytest.raises(ValueError, match="ConvTranspose2d describes no geometry"):
+        receptive_field(nn.Sequential(nn.Conv2d(1, 1, 3), nn.ConvTranspose2d(1, 1, 3)))
+    with pytest.raises(ValueError, match="AdaptiveAvgPool2d describes no geometry"):
+        receptive_field([nn.Conv2d(1, 1, 3), nn.AdaptiveAvgPool2d(1)])
+    with pytest.raises(ValueError, match="Conv1d has a geometry over 1 spatial axes but the "
+                                         "stack has 2"):
+        receptive_field([nn.Conv2d(1, 1, 3), nn.Conv1d(1, 1, 3)])

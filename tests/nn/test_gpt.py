@@ -16,7 +16,7 @@ def test_gpt_learns_the_bundled_text_well_below_the_unigram_entropy_and_generate
     last 10%: a model that ignores context can do no better than the unigram entropy."""
     ag.manual_seed(0)
     text = nn.datasets.load_text("alice")
-    tok = nn.CharTokenizer(text)
+    tok = nn.datasets.CharTokenizer(text)
     data = tok.encode(text)
     split = int(0.9 * len(data))
     train, held_out = data[:split], data[split:]
@@ -120,7 +120,7 @@ def test_attention_maps_of_every_block_can_be_kept():
 
 # ----------------------------------------------------------------------------- tokenizer
 def test_char_tokenizer_round_trip_and_specials():
-    tok = nn.CharTokenizer("hello world", specials=["<pad>", "<bos>"])
+    tok = nn.datasets.CharTokenizer("hello world", specials=["<pad>", "<bos>"])
     assert tok.itos[:2] == ["<pad>", "<bos>"] and tok.token_id("<bos>") == 1
     assert tok.vocab_size == 2 + len(set("hello world"))
     ids = tok.encode("hold")
@@ -131,6 +131,6 @@ def test_char_tokenizer_round_trip_and_specials():
         tok.encode("z")
     with pytest.raises(IndexError):
         tok.decode([99])
-    unk = nn.CharTokenizer("abc", unk="<unk>")
+    unk = nn.datasets.CharTokenizer("abc", unk="<unk>")
     assert unk.decode(unk.encode("abz")) == "ab<unk>"
-    assert nn.CharTokenizer("cab").itos == ["a", "b", "c"]      # sorted: reproducible ids
+    assert nn.datasets.CharTokenizer("cab").itos == ["a", "b", "c"]      # sorted: reproducible ids

@@ -52,7 +52,7 @@ def test_bundled_text_and_windows():
     assert 20_000 < len(text) < 50_000 and "Down the Rabbit-Hole" in text
     with pytest.raises(ValueError, match="available"):
         load_text("hamlet")
-    ids = nn.CharTokenizer(text).encode(text)
+    ids = nn.datasets.CharTokenizer(text).encode(text)
     windows = text_windows(ids, 10)
     assert windows.shape == ((len(ids) - 11) // 10 + 1, 11) and windows.dtype == np.int64
     np.testing.assert_array_equal(windows[1], ids[10:21])

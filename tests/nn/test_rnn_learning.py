@@ -9,7 +9,7 @@ from dagrad import nn
 from dagrad import optim
 from dagrad.nn.datasets.sequences import first_token_task
 from dagrad.nn.datasets.text import load_text, text_windows
-from dagrad.nn.gradient_flow import sequence_gradient_norms
+from dagrad.viz import sequence_gradient_norms
 from dagrad.nn.models.char_lm import CharLM
 from dagrad.nn.rnn import init_forget_bias_
 
@@ -87,7 +87,7 @@ def test_lstm_remembers_the_first_token_across_40_distractors_and_rnn_does_not()
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_char_lm_learns_the_bundled_text_and_generates(cell):
     text = load_text()
-    tokenizer = nn.CharTokenizer(text)
+    tokenizer = nn.datasets.CharTokenizer(text)
     ids = tokenizer.encode(text)
     split = int(0.9 * len(ids))
     train, held_out = text_windows(ids[:split], 48, stride=8), text_windows(ids[split:], 48)

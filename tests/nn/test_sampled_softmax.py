@@ -8,7 +8,7 @@ from dagrad import autograd as ag
 from dagrad import nn
 import dagrad.nn.functional as F
 from dagrad import optim
-from dagrad.nn.retrieval import MIPSIndex, kmeans, recall_at_k, topk_inner_product
+from dagrad.nn.utils.retrieval import MIPSIndex, kmeans, recall_at_k, topk_inner_product
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

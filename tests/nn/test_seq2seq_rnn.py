@@ -7,8 +7,7 @@ import pytest
 from dagrad import autograd as ag
 from dagrad import nn
 from dagrad import optim
-from dagrad.nn.additive_attention import AdditiveAttention
-from dagrad.nn.attention_rnn import DotProductAttention
+from dagrad.nn.attention_rnn import AdditiveAttention, DotProductAttention
 from dagrad.nn.datasets.sequences import reverse_task
 from dagrad.nn.models.seq2seq_rnn import Seq2SeqRNN
 from tests.helpers import torch_or_skip

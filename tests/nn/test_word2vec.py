@@ -8,8 +8,9 @@ import pytest
 from dagrad import autograd as ag
 from dagrad import nn
 from dagrad import optim
-from dagrad.nn.models import Vocab, Word2Vec
-from dagrad.nn.models.word2vec import context_windows, keep_probabilities, tokenize
+from dagrad.nn.datasets import Vocab, tokenize
+from dagrad.nn.models import Word2Vec
+from dagrad.nn.models.word2vec import context_windows, keep_probabilities
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from dagrad import autograd as ag
-from dagrad import nn
-from dagrad.nn.tsne import (conditional_probabilities, joint_probabilities, kl_divergence,
-                     squared_distances)
+from dagrad import nn, viz
+from dagrad.viz.tsne import (conditional_probabilities, joint_probabilities, kl_divergence,
+                             squared_distances)
 from tests.helpers import one_blas_thread  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
@@ -94,7 +94,7 @@ def test_float32_map_stays_float32():
 def test_separates_the_digit_classes():
     X, y = nn.datasets.load_digits()
     X, y = X[:500], y[:500]
-    tsne = nn.TSNE(perplexity=30, max_iter=500, random_state=0)
+    tsne = viz.TSNE(perplexity=30, max_iter=500, random_state=0)
     emb = tsne.fit_transform(X)
     assert emb.shape == (500, 2) and np.all(np.isfinite(emb))
     accuracy = _knn_accuracy(emb, y)
@@ -114,7 +114,7 @@ def test_momentum_speeds_up_the_descent():
     X, _ = nn.datasets.load_digits()
     final = {}
     for momentum in ((0.5, 0.8), (0.0, 0.0)):
-        tsne = nn.TSNE(perplexity=20, max_iter=150, n_iter_exaggeration=100, random_state=0,
+        tsne = viz.TSNE(perplexity=20, max_iter=150, n_iter_exaggeration=100, random_state=0,
                        momentum=momentum)
         tsne.fit_transform(X[:300])
         final[momentum] = tsne.kl_divergence_
@@ -123,10 +123,11 @@ def test_momentum_speeds_up_the_descent():
 
 def test_random_init_and_errors():
     x = _points(60, 4)
-    emb = nn.TSNE(perplexity=5, max_iter=50, n_iter_exaggeration=20, init="random",
+    emb = viz.TSNE(perplexity=5, max_iter=50, n_iter_exaggeration=20, init="random",
                   random_state=0).fit_transform(x)
     assert emb.shape == (60, 2) and np.all(np.isfinite(emb))
     with pytest.raises(ValueError, match="perplexity"):
-        nn.TSNE(perplexity=60).fit_transform(x)
+        viz.TSNE(perplexity=60).fit_transform(x)
     with pytest.raises(ValueError, match="init"):
-        nn.TSNE(init="spectral")
+        viz.TSNE(init="spectral")
+

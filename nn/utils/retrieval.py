@@ -5,7 +5,8 @@ This is top-k retrieval with a dot-product model: the k most likely classes of a
 queries normalised to unit length), two-tower recommenders. ``topk_inner_product`` is the exact
 brute-force reference, O(m·n·d) for m queries and n keys; ``MIPSIndex`` clusters the keys
 once and scores only the clusters that can still hold a top-k key, with a certificate of
-exactness per query. Plain NumPy: retrieval needs no gradients.
+exactness per query. Plain NumPy: retrieval needs no gradients. ``Word2Vec.most_similar`` and
+the sampled-softmax notebook use it.
 """
 import numpy as np
 

@@ -1,5 +1,6 @@
 """t-SNE (van der Maaten and Hinton, 2008): a 2-D map of high-dimensional points whose
-neighbourhoods match, found by minimising a KL divergence with dagrad's autograd."""
+neighbourhoods match, found by minimising a KL divergence with dagrad's autograd. Draw the map
+with ``viz.embedding_plot``."""
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ def conditional_probabilities(x, perplexity=30.0, tol=1e-5, max_steps=100):
     ``perplexity`` (its entropy H_i = log(perplexity) in nats): a row's distribution spreads
     over about ``perplexity`` neighbours whatever the local density. All rows bisect at once.
     (N, D) -> (P (N, N) with zero diagonal and rows summing to 1, β (N,))."""
-    x = np.asarray(as_array(x), dtype=np.float64)
+    x = as_array(x, np.float64)
     n = len(x)
     if not 1 <= perplexity < n:
         raise ValueError(f"t-SNE: perplexity must be at least 1 and below the number of "
@@ -70,7 +71,7 @@ def kl_divergence(y, p, exaggeration=1.0, p_log_p=None):
     ``p_log_p``: the constant Σ p log p, if already known (it does not change the gradient).
     Returns a scalar Tensor.
     """
-    p = np.asarray(as_array(p))
+    p = as_array(p)
     if p_log_p is None:
         p_log_p = _p_log_p(p)
     t = 1 + squared_distances(y)                                # 1/w_ij; the diagonal is 1
@@ -129,7 +130,7 @@ class TSNE:
 
     def fit_transform(self, X):
         """Embed the rows of X (N, D); returns the map (N, n_components) as an ndarray."""
-        x = np.asarray(as_array(X), dtype=np.float64)
+        x = as_array(X, np.float64)
         if x.ndim != 2:
             raise ValueError(f"TSNE: X must be (N, D), got shape {x.shape}")
         n = len(x)

@@ -4,7 +4,8 @@ Backpropagation through time multiplies one Jacobian per step, ∂L/∂x_t = ∂
 Π_{k=t+1..T} ∂h_k/∂h_{k-1} · ∂h_t/∂x_t. In a vanilla RNN each factor is Wₕₕᵀ diag(1 - h_k²),
 whose norm is usually below 1, so the product shrinks geometrically with T - t; an LSTM's
 memory path multiplies by the forget gates instead, and a GRU's by z, which the network can
-hold near 1.
+hold near 1. ``sequence_gradient_norms`` measures that product, input step by input step (as
+``viz.GradNorms`` measures it layer by layer); plot it against t on a log scale.
 """
 import numpy as np
 
