@@ -20,7 +20,7 @@ are in each box's and edge's tooltip (hover).
 import warnings
 
 from . import colors
-from . import labels as L
+from . import labels
 from .render import digraph
 from .trace import Graph, trace
 
@@ -292,28 +292,28 @@ def _node_attrs(item, graph, options, timeline, layout):
         return _box_attrs(item, options), []
     n = item.node
     uses = layout.uses.get(n.id, 0)
-    rows = [(f"<B>{L.escape(n.name)}</B>", None)]
+    rows = [(f"<B>{labels.escape(n.name)}</B>", None)]
     if n.kind == "op":
         if options.modules == "label" and n.module:
-            rows.append((_font(L.escape(n.module), "#666666", 9), None))
+            rows.append((_font(labels.escape(n.module), "#666666", 9), None))
     else:
         detail = []
         if options.shapes and n.shape:
-            detail.append(L.shape(n.shape))
-        if L.dtype(n.dtype):
-            detail.append(L.dtype(n.dtype))
+            detail.append(labels.shape(n.shape))
+        if labels.dtype(n.dtype):
+            detail.append(labels.dtype(n.dtype))
         if detail:
             rows.append((_font(" ".join(detail), "#555555", 9), None))
         named_by_value = n.kind == "const" and n.obj is None and n.value is not None \
             and n.value.size == 1                        # a Python number: its name is its value
         if options.values and n.value is not None and not named_by_value:
             at = None if timeline is None else timeline.value_at.get(n.id)
-            rows.append((_font(L.escape(L.array(n.value, SHORT)), None, 10), at))
+            rows.append((_font(labels.escape(labels.array(n.value, SHORT)), None, 10), at))
     if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
         at = None if timeline is None else timeline.total_at.get(n.id)
         sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
-        text = f"{sign} {L.array(n.grad, SHORT)}"
-        rows.append((_font(L.escape(text), GRAD_TEXT, 10), at))
+        text = f"{sign} {labels.array(n.grad, SHORT)}"
+        rows.append((_font(labels.escape(text), GRAD_TEXT, 10), at))
     attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[n.kind],
              "tooltip": _tooltip(n)}
     if n.kind == "param":
@@ -331,9 +331,9 @@ def _box_attrs(item, options):
     params = [n for n in item.members if n.kind == "param"]
     kind = options.module_types.get(item.prefix)
     name = item.prefix if k == 1 else f"{item.prefix} … {item.prefix_last}"
-    rows = [f"<B>{L.escape(name)}</B>" + (f"  <B>×{k}</B>" if k > 1 else "")]
+    rows = [f"<B>{labels.escape(name)}</B>" + (f"  <B>×{k}</B>" if k > 1 else "")]
     if kind:
-        rows.append(L.escape(kind))
+        rows.append(labels.escape(kind))
     summary = f"{ops} op{'s' if ops != 1 else ''}"
     if params:
         count = sum(int(n.value.size) for n in params if n.value is not None) // k
@@ -354,24 +354,24 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
     detail = []
     tensor_shown_by_node = src.kind in ("param", "input", "const")   # a leaf's box shows it
     if options.shapes and first.shape and not tensor_shown_by_node:
-        detail.append(L.shape(first.shape))
-    if L.dtype(first.dtype) and not tensor_shown_by_node:
-        detail.append(L.dtype(first.dtype))
+        detail.append(labels.shape(first.shape))
+    if labels.dtype(first.dtype) and not tensor_shown_by_node:
+        detail.append(labels.dtype(first.dtype))
     if detail:
         rows.append((_font(" ".join(detail), "#555555", None), None))
     if options.values and first.value is not None and not tensor_shown_by_node:
         at = None if timeline is None else timeline.value_at.get(first.src)
-        rows.append((_font(L.escape(L.array(first.value, SHORT)), None, None), at))
+        rows.append((_font(labels.escape(labels.array(first.value, SHORT)), None, None), at))
     if graph.has_grads and g is not None:
         at = None if timeline is None else max(timeline.sent_at.get(i, 0) for i in group)
-        rows.append((_font(L.escape(L.gradient(g, SHORT)), GRAD_TEXT, None), at))
+        rows.append((_font(labels.escape(labels.gradient(g, SHORT)), GRAD_TEXT, None), at))
     if len(group) > 1:
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
     tip = [f"{src.name} → {graph[first.dst].name} (input {first.slot})"]
     if first.value is not None:
-        tip.append(f"value {L.array(first.value, TOOLTIP_FULL)}")
+        tip.append(f"value {labels.array(first.value, TOOLTIP_FULL)}")
     if g is not None:
-        tip.append(L.gradient(g, TOOLTIP_FULL))
+        tip.append(labels.gradient(g, TOOLTIP_FULL))
     attrs = {"tooltip": TOOLTIP_NEWLINE.join(tip)}
     if rows:
         attrs["label"] = "<" + "<BR/>".join(r for r, _ in rows) + ">"
@@ -410,11 +410,11 @@ def _tooltip(n):
     if n.kind == "op":
         where = f" (module {n.module})" if n.module else ""
         return f"{n.name}{where}: {n.formula}" if n.formula else n.name + where
-    tip = f"{KIND_NAMES[n.kind]} {n.name} {L.shape(n.shape)}"
+    tip = f"{KIND_NAMES[n.kind]} {n.name} {labels.shape(n.shape)}"
     if n.value is not None:
-        tip += f"{TOOLTIP_NEWLINE}value {L.array(n.value, TOOLTIP_FULL)}"
+        tip += f"{TOOLTIP_NEWLINE}value {labels.array(n.value, TOOLTIP_FULL)}"
     if n.grad is not None:
-        tip += TOOLTIP_NEWLINE + L.gradient(n.grad, TOOLTIP_FULL)
+        tip += TOOLTIP_NEWLINE + labels.gradient(n.grad, TOOLTIP_FULL)
     return tip
 
 
@@ -433,7 +433,7 @@ def _legend(graph, layout, scale, options):
                 f'<TR>{cells}</TR></TABLE></TD></TR>')
     if scale is not None:
         ticks = "".join(
-            f'<TD BGCOLOR="{scale.color(t)}"><FONT COLOR="white">{L.number(t)}</FONT></TD>'
+            f'<TD BGCOLOR="{scale.color(t)}"><FONT COLOR="white">{labels.number(t)}</FONT></TD>'
             for t in scale.ticks())
         rows.append('<TR><TD BORDER="0" ALIGN="LEFT">edge colour and width: rms of δ '
                     '= √mean(δ²) (the number written for large tensors), log scale; '
@@ -448,7 +448,7 @@ def _legend(graph, layout, scale, options):
 
 
 def _legend_cell(text, fill):
-    return f'<TD BGCOLOR="{fill}"><FONT POINT-SIZE="9">{L.escape(text)}</FONT></TD>'
+    return f'<TD BGCOLOR="{fill}"><FONT POINT-SIZE="9">{labels.escape(text)}</FONT></TD>'
 
 
 # ------------------------------------------------------------------------------------ misc

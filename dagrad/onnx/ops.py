@@ -15,8 +15,9 @@ import math
 
 import numpy as np
 
-from dagrad.autograd.ops import (attention_ops, conv, elementwise as E, indexing, linalg, nn_ops,
-                                 pool, reduction as R, rnn_ops, shape as S)
+from dagrad.autograd.ops import (attention_ops, conv, elementwise, indexing, linalg, nn_ops,
+                                 pool, reduction, rnn_ops)
+from dagrad.autograd.ops import shape as shape_ops   # "shape" names the local shapes below
 
 INT64_MIN = -2 ** 63
 
@@ -374,28 +375,30 @@ def _unfold(b, node):
 
 
 EMITTERS = {
-    E.Add: _elementwise("Add"), E.Sub: _elementwise("Sub"), E.Mul: _elementwise("Mul"),
-    E.Div: _elementwise("Div"), E.Pow: _elementwise("Pow"), E.Neg: _elementwise("Neg"),
-    E.Exp: _elementwise("Exp"), E.Log: _elementwise("Log"), E.Sqrt: _elementwise("Sqrt"),
-    E.Abs: _elementwise("Abs"), E.Sin: _elementwise("Sin"), E.Cos: _elementwise("Cos"),
-    E.Tanh: _elementwise("Tanh"), E.Sigmoid: _elementwise("Sigmoid"),
-    E.Relu: _elementwise("Relu"), E.Erf: _elementwise("Erf"),
-    E.Maximum: _elementwise("Max"), E.Minimum: _elementwise("Min"),
-    E.Clone: _elementwise("Identity"), R.SafeSqrt: _elementwise("Sqrt"),
-    E.LeakyRelu: _leaky_relu, E.Elu: _elu, E.Softplus: _softplus, E.Gelu: _gelu,
-    E.Where: _where, E.Clamp: _clamp, E.ClampTensor: _clamp_tensor, E.Cast: _cast,
+    elementwise.Add: _elementwise("Add"), elementwise.Sub: _elementwise("Sub"),
+    elementwise.Mul: _elementwise("Mul"), elementwise.Div: _elementwise("Div"),
+    elementwise.Pow: _elementwise("Pow"), elementwise.Neg: _elementwise("Neg"),
+    elementwise.Exp: _elementwise("Exp"), elementwise.Log: _elementwise("Log"),
+    elementwise.Sqrt: _elementwise("Sqrt"), elementwise.Abs: _elementwise("Abs"),
+    elementwise.Sin: _elementwise("Sin"), elementwise.Cos: _elementwise("Cos"),
+    elementwise.Tanh: _elementwise("Tanh"), elementwise.Sigmoid: _elementwise("Sigmoid"),
+    elementwise.Relu: _elementwise("Relu"), elementwise.Erf: _elementwise("Erf"),
+    elementwise.Maximum: _elementwise("Max"), elementwise.Minimum: _elementwise("Min"),
+    elementwise.Clone: _elementwise("Identity"), reduction.SafeSqrt: _elementwise("Sqrt"),
+    elementwise.LeakyRelu: _leaky_relu, elementwise.Elu: _elu, elementwise.Softplus: _softplus,
+    elementwise.Gelu: _gelu, elementwise.Where: _where, elementwise.Clamp: _clamp,
+    elementwise.ClampTensor: _clamp_tensor, elementwise.Cast: _cast,
     linalg.MatMul: _elementwise("MatMul"), linalg.Linear: _linear,
-    attention_ops.AttentionProbs: _attention_probs,
-    rnn_ops.RecurrentGates: _recurrent_gates, rnn_ops.LSTMCellState: _lstm_state,
-    rnn_ops.LSTMCellOutput: _lstm_output, rnn_ops.GRUCell: _gru_cell,
-    nn_ops.Normalize: _normalize,
-    R.Sum: _reduction("ReduceSum"), R.Mean: _reduction("ReduceMean"), R.Amax: _amax,
-    R.Prod: _reduction("ReduceProd"), R.LogSumExp: _reduction("ReduceLogSumExp"),
-    R.Softmax: _softmax("Softmax"), R.LogSoftmax: _softmax("LogSoftmax"),
-    R.PickAlong: _pick_along,
-    S.Reshape: _reshape, S.Transpose: _transpose, S.BroadcastTo: _broadcast_to,
-    S.Cat: _cat, S.Stack: _stack, S.Pad: _pad, S.Flip: _flip, S.Tile: _tile,
-    indexing.GetItem: _getitem,
+    attention_ops.AttentionProbs: _attention_probs, rnn_ops.RecurrentGates: _recurrent_gates,
+    rnn_ops.LSTMCellState: _lstm_state, rnn_ops.LSTMCellOutput: _lstm_output,
+    rnn_ops.GRUCell: _gru_cell, nn_ops.Normalize: _normalize,
+    reduction.Sum: _reduction("ReduceSum"), reduction.Mean: _reduction("ReduceMean"),
+    reduction.Amax: _amax, reduction.Prod: _reduction("ReduceProd"),
+    reduction.LogSumExp: _reduction("ReduceLogSumExp"), reduction.Softmax: _softmax("Softmax"),
+    reduction.LogSoftmax: _softmax("LogSoftmax"), reduction.PickAlong: _pick_along,
+    shape_ops.Reshape: _reshape, shape_ops.Transpose: _transpose,
+    shape_ops.BroadcastTo: _broadcast_to, shape_ops.Cat: _cat, shape_ops.Stack: _stack,
+    shape_ops.Pad: _pad, shape_ops.Flip: _flip, shape_ops.Tile: _tile, indexing.GetItem: _getitem,
     conv.Conv2d: _conv2d, conv.ConvTranspose2d: _conv_transpose2d, conv.Unfold: _unfold,
     pool.MaxPool2d: _max_pool2d,
 }
