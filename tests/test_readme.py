@@ -31,3 +31,13 @@ def test_readme_links_resolve():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)#:]+)\)", text):
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+
+
+def test_layout_page_lists_every_module():
+    """docs/layout.md names every Python file of the packages, and only files that exist."""
+    text = (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^((?:autograd|nn|optim|viz|dagrad)/\S+\.py)\b", text, re.M))
+    present = {str(p.relative_to(ROOT)) for folder in ("autograd", "nn", "optim", "viz", "dagrad")
+               for p in (ROOT / folder).rglob("*.py")}
+    assert not present - listed, f"docs/layout.md does not list {sorted(present - listed)}"
+    assert not listed - present, f"docs/layout.md lists missing files {sorted(listed - present)}"

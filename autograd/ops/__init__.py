@@ -6,8 +6,11 @@
 - ``indexing``: ``__getitem__``, gather, index_select, masked_fill
 - ``linalg``: matmul and the fused linear layer
 - ``composed``: operations written as compositions of the others (sinh, tril, narrow, ...)
-- ``conv``: convolution by im2col (``unfold``/``fold``), transposed convolution
-- ``pool``: max/average pooling and resampling of images
+- ``conv``: convolution by im2col (``unfold``/``fold``), transposed convolution, the window
+  geometry they share
+- ``pool``: max pooling (average pooling and resampling are compositions, written with their
+  PyTorch-level arguments in ``nn.functional.pooling``, as convolution's are in
+  ``nn.functional.conv``)
 - ``nn_ops``: fused layers (normalisation, log-softmax cross-entropy, ...)
 - ``attention_ops``: the fused attention probabilities softmax(s·QKᵀ + M)
 - ``rnn_ops``: the fused recurrent steps (recurrent product, LSTM and GRU gates)
