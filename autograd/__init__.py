@@ -38,6 +38,7 @@ from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, floor, meshgrid, na
                            repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed
 from .memory import keep_freed_memory
+from .blas import get_num_threads, set_num_threads
 
 float16, float32, float64 = np.float16, np.float32, np.float64
 int8, int16, int32, int64, uint8 = np.int8, np.int16, np.int32, np.int64, np.uint8

@@ -8,6 +8,7 @@ return.
 """
 import numpy as np
 
+from ..blas import use_threads_for
 from ..dtypes import floating
 from ..function import Function
 from ..sums import sum_last
@@ -50,6 +51,7 @@ class AttentionProbs(Function):
     dtype_rule = floating
 
     def forward(ctx, q, k, mask=None, scale=1.0):
+        use_threads_for(q.shape, k.shape[-2])
         scores = q @ np.swapaxes(k, -1, -2)
         scores *= scale
         if mask is not None:
@@ -65,6 +67,7 @@ class AttentionProbs(Function):
     def backward(ctx, grad):
         q, k, p = ctx.saved
         need_q, need_k, need_mask = (ctx.needs_input_grad + (False,))[:3]   # mask optional
+        use_threads_for(q.shape, k.shape[-2])
         dz = grad * p
         if ctx.differentiable:
             dz = dz - p * dz.sum(axis=-1, keepdims=True)

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..blas import use_threads_for
 from ..dtypes import floating
 from ..function import Function
 from ..xp import NUMPY
@@ -191,6 +192,7 @@ def _wide_grad(grad, win):
 def _mix(weight, cols, groups):
     """Per group, W · cols: weight (G·A, B...) and cols (N, G·B..., L...) -> (N, G, A, L)."""
     w = weight.reshape((groups, weight.shape[0] // groups, -1))
+    use_threads_for(cols.shape, w.shape[1])
     return w @ cols.reshape((cols.shape[0], groups, w.shape[2], -1))
 
 
@@ -198,6 +200,7 @@ def _mix_t(xp, weight, y, groups):
     """Per group, Wᵀ · y: weight (G·A, B, ...) and y (N, G·A, ...) -> (N, G, B·..., L)."""
     w = weight.reshape((groups, weight.shape[0] // groups, -1))
     n = y.shape[0]
+    use_threads_for(y.shape, w.shape[2])
     return xp.transpose(w, (0, 2, 1)) @ y.reshape((n, groups, w.shape[1], -1))
 
 
@@ -207,6 +210,7 @@ def _correlate(xp, a, cols, groups, shape):
     n = a.shape[0]
     a = a.reshape((n, groups, a.shape[1] // groups, -1))
     cols = cols.reshape((n, groups, -1, a.shape[-1]))
+    use_threads_for(cols.shape, a.shape[2])
     # computed as (cols · aᵀ)ᵀ: BLAS then packs the small aᵀ, not the large colsᵀ (~1.6x faster)
     total = (cols @ xp.transpose(a, (0, 1, 3, 2))).sum(axis=0)
     return xp.transpose(total, (0, 2, 1)).reshape(shape)

@@ -1,6 +1,7 @@
 """Matrix products."""
 import numpy as np
 
+from ..blas import use_threads_for
 from ..dtypes import same_dtype
 from ..function import Function
 from ..sums import sum_leading
@@ -14,11 +15,13 @@ class MatMul(Function):
 
     def forward(ctx, a, b):
         ctx.save(a, b)
+        use_threads_for(a.shape, b.shape[-1])
         return a @ b
 
     def backward(ctx, grad):
         a, b = ctx.saved
         need_a, need_b = ctx.needs_input_grad
+        use_threads_for(a.shape, b.shape[-1])
         # 1-D operands as in NumPy: a as a row (1, k), b as a column (k, 1), so one formula
         # covers every case; their gradients drop that axis again. The engine sums the
         # gradients over batch dimensions that broadcasting added.
@@ -57,6 +60,7 @@ class Linear(Function):
 
     def forward(ctx, x, weight, bias=None):
         ctx.save(x, weight)
+        use_threads_for(x.shape, weight.shape[0])
         out = x.reshape((-1, x.shape[-1])) @ weight.T if x.ndim > 2 else x @ weight.T
         if bias is not None:
             out += bias
@@ -65,6 +69,7 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved
         need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
+        use_threads_for(x.shape, weight.shape[0])
         g2 = grad.reshape((-1, grad.shape[-1]))
         gx = None
         if need_x:

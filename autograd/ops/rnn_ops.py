@@ -14,6 +14,7 @@ helper, so the maths is written once).
 """
 import numpy as np
 
+from ..blas import use_threads_for
 from ..dtypes import floating
 from ..function import Function, ProductGrad
 from ..xp import NUMPY
@@ -146,6 +147,7 @@ class RecurrentGates(Function):
     dtype_rule = floating
 
     def forward(ctx, x, h, weight, weight_t=None):
+        use_threads_for(h.shape, weight.shape[0])
         out = h @ (weight.T if weight_t is None else weight_t)
         if x is not None:
             out += x
@@ -155,6 +157,7 @@ class RecurrentGates(Function):
     def backward(ctx, grad):
         h, weight = ctx.saved
         _, need_h, need_w = ctx.needs_input_grad
+        use_threads_for(h.shape, weight.shape[0])
         dh = grad @ weight if need_h else None
         dw = None
         if need_w:

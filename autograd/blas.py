@@ -1,0 +1,98 @@
+"""How many BLAS threads dagrad's matrix products use: one, unless asked for more.
+
+NumPy's BLAS (OpenBLAS in NumPy's wheels) splits every product above a tiny size over all
+cores. When a core is busy (another process, the other test worker, a browser), the thread
+waiting for it stalls every product, and two threads lose badly at every size. Measured on 2
+cores with one core busy: (32, 128) @ (128, 512) takes 126 µs on one thread and 333 µs on two,
+(128, 784) @ (784, 512) 2.0 ms against 31 ms, (256, 1024) @ (1024, 1024) 5.9 ms against 59 ms;
+notebook 07 (CNNs) ran 202 s with NumPy's default threads and 14 s on one, notebook 08 (RNNs)
+206 s against 22 s. On an idle machine two threads gain at most ~1.9x, and only on large
+products.
+
+So each product-heavy operation first calls :func:`use_threads_for` with its size. A product
+below ``LARGE_PRODUCT`` multiply-adds (8.4 M, e.g. (128, 256) @ (256, 256)) always runs on one
+thread; a larger one on the number *allowed*, which is 1 unless the program asks for more with
+:func:`set_num_threads` (PyTorch's name) or sets ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS``
+/ ``MKL_NUM_THREADS`` in the environment (then the BLAS's own count). Each product reads the
+BLAS's count (one C call, 0.5 µs) and changes it only when the decision differs, so a count set
+outside dagrad meanwhile (``threadpoolctl.threadpool_limits``) becomes the number allowed.
+Nothing happens at import: the BLAS is looked up (with ``threadpoolctl``) at the first product.
+Without threadpoolctl, or with a BLAS it does not know, products run as NumPy runs them.
+"""
+import math
+import os
+
+LARGE_PRODUCT = 1 << 23     # multiply-adds
+THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class _Threads:
+    """The BLAS thread controls (found at first use), the number allowed for large products,
+    and the number dagrad last set."""
+
+    __slots__ = ("controllers", "allowed", "current")
+
+    def __init__(self):
+        self.controllers = None     # threadpoolctl's controllers of the loaded BLAS libraries
+        self.allowed = None
+        self.current = None
+
+    def find(self):
+        try:
+            from threadpoolctl import ThreadpoolController
+            self.controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+        except Exception:           # not installed, or a platform it cannot inspect
+            self.controllers = []
+        self.current = self.read()
+        if self.allowed is None:
+            asked = any(os.environ.get(v) for v in THREAD_SETTINGS)
+            self.allowed = self.current if asked else 1
+
+    def read(self):
+        """The number of threads the BLAS uses now (1 when there is no BLAS to ask)."""
+        for c in self.controllers:
+            n = c.get_num_threads()
+            if n:
+                return n
+        return 1
+
+    def set(self, n):
+        for c in self.controllers:
+            c.set_num_threads(n)
+        self.current = n
+
+
+THREADS = _Threads()
+
+
+def use_threads_for(shape, n):
+    """Before a product of an array of ``shape`` (NumPy's or a Tensor's) with ``n`` columns,
+    i.e. of prod(shape)·n multiply-adds: one BLAS thread if it is small, else all allowed. A count set outside dagrad (``threadpoolctl.threadpool_limits``) since the
+    last product becomes the number allowed."""
+    threads = THREADS
+    if threads.current is None:
+        threads.find()
+    now = threads.read()
+    if now != threads.current:
+        threads.allowed = threads.current = now
+    want = 1 if math.prod(shape) * n < LARGE_PRODUCT else threads.allowed
+    if want != now:
+        threads.set(want)
+
+
+def set_num_threads(n):
+    """Allow ``n`` BLAS threads for large products (small ones always run on one)."""
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"set_num_threads: expected a positive number of threads, got {n}")
+    if THREADS.current is None:
+        THREADS.find()
+    THREADS.allowed = n
+    THREADS.set(n)
+
+
+def get_num_threads():
+    """The number of BLAS threads large products may use."""
+    if THREADS.current is None:
+        THREADS.find()
+    return THREADS.allowed
