@@ -4,7 +4,8 @@ connections), a GRU and a minimal gated unit (MGU), with PyTorch's parameter lay
 A step is split in two so that a layer can do the input half for a whole sequence at once:
 
 * the input projection  a_x = x Wᵢₕᵀ + b   (one ``linear`` for all time steps of a layer), and
-* the recurrence ``Recurrence.step(a_x[t], state, weights)``: one fused product h Wₕₕᵀ for all
+* the recurrence, one of four step functions (``rnn_step``, ``lstm_step``, ``gru_step``,
+  ``mgu_step``) called as ``step(a_x[t], state, weights)``: one fused product h Wₕₕᵀ for all
   gates, then the gate nonlinearities and the state update.
 
 Backpropagation through time is the engine walking the unrolled graph of these steps. Gate
@@ -24,13 +25,15 @@ from .module import Module
 from .parameter import Parameter
 
 
-def _rnn_step(xt, h, weights):
+# ---- the four step functions: one time step from a_x[t] and the state, given the weights
+# their ``*_weights`` function prepared once per sequence
+def rnn_step(xt, h, weights):
     """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x)."""
     w_hh, w_t, phi = weights
     return phi(rnn_ops.recurrent_gates(xt, h, w_hh, w_t))
 
 
-def _lstm_step(xt, state, weights):
+def lstm_step(xt, state, weights):
     """a = a_x + h Wₕₕᵀ = [ãᵢ, ã_f, ã_g, ã_o];  c' = σ(ã_f) ⊙ c + σ(ãᵢ) ⊙ tanh(ã_g);
     h' = σ(ã_o) ⊙ tanh(c')  (with peepholes, + pᵢ ⊙ c, + p_f ⊙ c and + p_o ⊙ c' inside σ)."""
     h, c = state
@@ -40,7 +43,7 @@ def _lstm_step(xt, state, weights):
     return rnn_ops.lstm_cell_output(gates, c, w_ch), c
 
 
-def _gru_step(xt, h, weights):
+def gru_step(xt, h, weights):
     """r = σ(x_r + h_r), z = σ(x_z + h_z), n = tanh(x_n + r ⊙ h_n), h' = (1 - z) ⊙ n + z ⊙ h,
     with [h_r, h_z, h_n] = h Wₕₕᵀ + bₕₕ (the reset gate multiplies h_n including its bias, as
     PyTorch and cuDNN do)."""
@@ -48,7 +51,7 @@ def _gru_step(xt, h, weights):
     return rnn_ops.gru_cell(xt, rnn_ops.recurrent_gates(b_hh, h, w_hh, w_t), h)
 
 
-def _mgu_step(xt, h, weights):
+def mgu_step(xt, h, weights):
     """f = σ(x_f + h W_hfᵀ), ñ = tanh(x_n + (f ⊙ h) W_hnᵀ), h' = (1 - f) ⊙ h + f ⊙ ñ.
 
     The candidate reads the forget-gated state, so its product waits for f: two products of
@@ -66,27 +69,40 @@ def _transposed(w, whole_sequence):
     return np.ascontiguousarray(w._data.T) if whole_sequence else None
 
 
-def _mgu_weights(w_hh, b_hh, w_ch, seq):
+# ---- what each step function reads besides the state, made once per sequence from Wₕₕ, bₕₕ,
+# the peepholes and whether a whole sequence follows (then Wₕₕᵀ is made contiguous once)
+def rnn_tanh_weights(w_hh, b_hh, w_ch, whole_sequence):
+    return w_hh, _transposed(w_hh, whole_sequence), ag.tanh
+
+
+def rnn_relu_weights(w_hh, b_hh, w_ch, whole_sequence):
+    return w_hh, _transposed(w_hh, whole_sequence), ag.relu
+
+
+def lstm_weights(w_hh, b_hh, w_ch, whole_sequence):
+    return w_hh, _transposed(w_hh, whole_sequence), w_ch
+
+
+def gru_weights(w_hh, b_hh, w_ch, whole_sequence):
+    return w_hh, _transposed(w_hh, whole_sequence), b_hh
+
+
+def mgu_weights(w_hh, b_hh, w_ch, whole_sequence):
     size = w_hh.shape[0] // 2
     w_hf, w_hn = w_hh[:size], w_hh[size:]
-    return w_hf, _transposed(w_hf, seq), w_hn, _transposed(w_hn, seq)
+    return w_hf, _transposed(w_hf, whole_sequence), w_hn, _transposed(w_hn, whole_sequence)
 
 
 # gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
-# gate); lstm: the state is (h, c); weights(w_hh, b_hh, w_ch, whole_sequence): what ``step``
-# needs, prepared once per sequence.
+# gate); lstm: the state is (h, c); step and weights: the two functions above.
 Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights")
 
 RECURRENCES = {
-    "RNN_TANH": Recurrence(1, True, False, _rnn_step,
-                           lambda w, b, p, seq: (w, _transposed(w, seq), ag.tanh)),
-    "RNN_RELU": Recurrence(1, True, False, _rnn_step,
-                           lambda w, b, p, seq: (w, _transposed(w, seq), ag.relu)),
-    "LSTM": Recurrence(4, True, True, _lstm_step,
-                       lambda w, b, p, seq: (w, _transposed(w, seq), p)),
-    "GRU": Recurrence(3, False, False, _gru_step,
-                      lambda w, b, p, seq: (w, _transposed(w, seq), b)),
-    "MGU": Recurrence(2, True, False, _mgu_step, _mgu_weights),
+    "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights),
+    "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights),
+    "LSTM": Recurrence(4, True, True, lstm_step, lstm_weights),
+    "GRU": Recurrence(3, False, False, gru_step, gru_weights),
+    "MGU": Recurrence(2, True, False, mgu_step, mgu_weights),
 }
 
 
