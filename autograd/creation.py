@@ -8,7 +8,7 @@ import numpy as np
 from .args import size_arg
 from .device import check_device
 from .random import generator, numpy_generator
-from .tensor import DEFAULT_DTYPE, Tensor
+from .tensor import DEFAULT_DTYPE, Tensor, raw_data
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -135,7 +135,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
            requires_grad=False):
     """Samples of N(mean, std²), as ``torch.normal``: ``mean`` and ``std`` are numbers or
     tensors (broadcast together, the result has their shape), or numbers with ``size``."""
-    means, stds = (m._data if isinstance(m, Tensor) else m for m in (mean, std))
+    means, stds = (raw_data(m) for m in (mean, std))
     if size is not None:
         if isinstance(mean, Tensor) or isinstance(std, Tensor):
             raise TypeError("normal: give either tensors for mean/std, or numbers and size")

@@ -25,7 +25,7 @@ recorded, so a backward written with Tensor operations has higher derivatives to
 """
 from .function import Function
 from .grad_mode import no_grad
-from .tensor import Tensor
+from .tensor import Tensor, raw_data
 
 
 class _Node(Function):
@@ -80,7 +80,7 @@ class _Node(Function):
         grads = grads if isinstance(grads, tuple) else (grads,)
         if ctx.differentiable:
             return grads
-        return tuple(g._data if isinstance(g, Tensor) else g for g in grads)
+        return tuple(raw_data(g) for g in grads)
 
 
 class CustomFunction:

@@ -225,8 +225,8 @@ def promote_power(op, inputs):
     if _dtype(base) == _BOOL or (isinstance(base, bool) and _dtype(exponent) == _BOOL):
         if _dtype(exponent) == _BOOL or isinstance(base, bool):
             raise TypeError(
-                f"pow: a bool raised to a bool tensor is not defined (PyTorch refuses it "
-                f"too). Convert one operand, e.g. x.long() or x.float().")
+                "pow: a bool raised to a bool tensor is not defined (PyTorch refuses it "
+                "too). Convert one operand, e.g. x.long() or x.float().")
     return inputs, arrays
 
 

@@ -358,7 +358,7 @@ def _seed(tensors, grad_tensors, create_graph, op):
         elif create_graph and isinstance(g, Tensor):
             pass              # keep it: the result may be differentiated w.r.t. it (jvp)
         else:
-            g = np.asarray(g._data if isinstance(g, Tensor) else g, dtype=t.dtype)
+            g = as_array(g, t.dtype)
         if g.shape != t.shape:
             raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
                                f"shape {t.shape}; they must match")

@@ -44,7 +44,7 @@ import numpy as np
 from .blas import use_threads_for
 from .grad_mode import STATE
 from .sums import sum_leading
-from .tensor import REAL_KINDS, Tensor, not_real_message
+from .tensor import REAL_KINDS, Tensor, as_array, not_real_message, raw_data
 from .versions import WRITES
 from .xp import NUMPY
 
@@ -155,7 +155,7 @@ class Function:
         ctx = cls()
         rule = cls.dtype_rule
         if rule is None:
-            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]   # hot path
         else:
             inputs, arrays = rule(cls, inputs)
         try:
@@ -351,7 +351,7 @@ def _check_finite(ctx, value, phase, hook=None):
             continue
         if isinstance(v, LazyGrad):
             v = v.dense()
-        arr = v._data if isinstance(v, Tensor) else v
+        arr = raw_data(v)
         if not is_finite(arr):
             where = f" in {hook}" if hook else ""
             where += f" (in module '{ctx.module}')" if ctx.module else ""
@@ -365,7 +365,7 @@ def is_finite(value):
     """False if the array (or Tensor, or tuple of them) holds a NaN or an inf."""
     if isinstance(value, (tuple, list)):
         return all(is_finite(v) for v in value)
-    arr = np.asarray(value._data if isinstance(value, Tensor) else value)
+    arr = as_array(value)
     return not np.issubdtype(arr.dtype, np.inexact) or bool(np.all(np.isfinite(arr)))
 
 

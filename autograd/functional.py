@@ -8,7 +8,7 @@ import numpy as np
 
 from .engine import grad
 from .grad_mode import enable_grad
-from .tensor import Tensor
+from .tensor import Tensor, raw_data
 
 
 def _prepare(inputs, create_graph):
@@ -48,7 +48,7 @@ def jvp(fn, inputs, v, create_graph=False):
         u = Tensor._make(np.zeros(out.shape, out.dtype), None).requires_grad_(True)
         gs = grad(out, xs, u, create_graph=True, allow_unused=True)
         pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
-        total = sum(((g * (vv._data if isinstance(vv, Tensor) else vv)).sum() for g, vv in pairs))
+        total = sum(((g * raw_data(vv)).sum() for g, vv in pairs))
         jv, = grad(total, [u], create_graph=create_graph, allow_unused=True)
     jv = _zeros_if_none(jv, out)
     return (out if create_graph else out.detach()), (jv if create_graph else jv.detach())
@@ -100,7 +100,7 @@ def hvp(fn, inputs, v, create_graph=False):
     with enable_grad():
         out = fn(*xs)
         gs = grad(out, xs, create_graph=True, allow_unused=True)
-        dot = sum((g * (vv._data if isinstance(vv, Tensor) else vv)).sum()
+        dot = sum((g * raw_data(vv)).sum()
                   for g, vv in zip(gs, vs) if g is not None)
         hv = grad(dot, xs, create_graph=create_graph, allow_unused=True)
     hv = tuple(_zeros_if_none(h, x) for h, x in zip(hv, xs))

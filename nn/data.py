@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from dagrad.autograd import Tensor
+from dagrad.autograd import Tensor, as_array
 from dagrad.autograd import generator as global_generator
 from dagrad.autograd.random import numpy_generator
 
@@ -35,7 +35,7 @@ class TensorDataset(Dataset):
     def __init__(self, *arrays):
         if not arrays:
             raise ValueError("TensorDataset: give at least one array")
-        self.arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+        self.arrays = [as_array(a) for a in arrays]
         sizes = [len(a) for a in self.arrays]
         if len(set(sizes)) > 1:
             raise ValueError(f"TensorDataset: every array needs the same first dimension (one "

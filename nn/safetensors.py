@@ -24,7 +24,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from dagrad.autograd import Tensor
+from dagrad.autograd import Tensor, as_array
 
 from .serialization import SerializationError, atomic_write
 
@@ -55,7 +55,7 @@ def save_safetensors(state_dict, path, metadata=None):
         if not isinstance(name, str) or name == METADATA:
             raise TypeError(f"save_safetensors: tensor names must be strings other than "
                             f"'{METADATA}', got {name!r}")
-        data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        data = as_array(value)
         kind = np.dtype(data.dtype).newbyteorder("<") if data.dtype.itemsize > 1 else data.dtype
         if kind not in NAMES:
             raise TypeError(f"save_safetensors: '{name}' has dtype {data.dtype}, which "

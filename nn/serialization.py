@@ -25,7 +25,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from dagrad.autograd import Tensor
+from dagrad.autograd import Tensor, as_array
 
 from .module import Module
 from .module_tree import module_to_tree, tree_to_module
@@ -74,8 +74,8 @@ def atomic_write(path, write):
     directory, base = os.path.split(path)
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
-            raise PermissionError(errno.EACCES, f"Permission denied (saving over a read-only "
-                                  f"file)", path)
+            raise PermissionError(errno.EACCES, "Permission denied (saving over a read-only "
+                                  "file)", path)
         mode = os.stat(path).st_mode & 0o777
     else:
         mode = 0o666 & ~_umask()
@@ -168,7 +168,7 @@ def _encode(obj, arrays, path):
     if isinstance(obj, (Tensor, np.ndarray, np.generic)):
         kind = ("tensor" if isinstance(obj, Tensor) else
                 "scalar" if isinstance(obj, np.generic) else "array")
-        data = obj._data if isinstance(obj, Tensor) else np.asarray(obj)
+        data = as_array(obj)
         where = path or "<root>"
         if data.dtype.hasobject:
             raise TypeError(f"save: '{where}' is an object array; only numeric, "

@@ -1,7 +1,6 @@
 """Turning pictures into files: Graphviz's ``dot`` for graphs, HTML for players, matplotlib
 figures for plots. The optional pieces are imported here, when first needed."""
 import os
-import re
 import subprocess
 
 INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph cannot be rendered to "

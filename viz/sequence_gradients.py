@@ -22,7 +22,7 @@ def sequence_gradient_norms(model, inputs, loss=None, time_dim=0):
     last step's signal reaches each earlier input. The norm at t is over the batch and the
     features. The model's parameters' ``.grad`` are left untouched.
     """
-    data = inputs._data if isinstance(inputs, ag.Tensor) else np.asarray(inputs)
+    data = ag.as_array(inputs)
     if not np.issubdtype(data.dtype, np.floating):
         raise TypeError(f"sequence_gradient_norms: inputs must be floating point (the "
                         f"gradient with respect to them is measured), got {data.dtype}; "

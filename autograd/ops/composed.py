@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..args import normalize_dim
-from ..tensor import Tensor
+from ..tensor import Tensor, raw_data
 from . import elementwise, indexing, linalg
 from . import shape as shape_ops   # "shape" is a local name below
 
@@ -143,7 +143,7 @@ def repeat_interleave(x, repeats, dim=None, *, output_size=None):
     if dim is None:
         x, dim = shape_ops.reshape(x, -1), 0
     d = normalize_dim(dim, x.ndim, "repeat_interleave")
-    counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+    counts = np.asarray(raw_data(repeats))
     if counts.ndim and counts.shape[0] != x.shape[d]:
         raise ValueError(f"repeat_interleave: repeats has {counts.shape[0]} counts but "
                          f"dimension {d} of shape {x.shape} has {x.shape[d]} elements")

@@ -10,7 +10,7 @@ import numpy as np
 from ..dtypes import (floating, promote, promote_inputs, promote_inputs_to_float,
                       promote_power, promote_subtraction, to_float)
 from ..function import Function
-from ..tensor import Tensor, raw_data
+from ..tensor import Tensor, as_array, raw_data
 from ..xp import sigmoid_array
 
 
@@ -568,7 +568,7 @@ def minimum(a, b):
 
 def where(condition, a, b):
     """``a`` where ``condition`` is True, else ``b`` (all three broadcast)."""
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = as_array(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be boolean, got {cond.dtype}")
     return Where.apply(cond, *promote(a, b))

@@ -9,8 +9,8 @@ import numpy as np
 from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function, SliceGrad
-from ..tensor import Tensor
-from ..xp import NUMPY, _is_basic
+from ..tensor import Tensor, as_array
+from ..xp import _is_basic
 from .elementwise import Where
 
 
@@ -159,7 +159,7 @@ def gather(x, dim, index):
 
 def masked_fill(x, mask, value):
     """``value`` where ``mask`` is True, ``x`` elsewhere (mask broadcasts to x)."""
-    mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    mask = as_array(mask)
     if mask.dtype != np.bool_:
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
     out = Where.apply(mask, value, x)

@@ -17,7 +17,6 @@ import os
 import numpy as np
 
 from dagrad.autograd import Tensor, enable_grad
-from dagrad.autograd.function import Function
 from dagrad.autograd.grad_mode import record_values
 from dagrad.extras import missing_extra
 from dagrad.nn.serialization import atomic_write

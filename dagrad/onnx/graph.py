@@ -8,7 +8,7 @@ else an operation reads (a mask, a Python number, an index array) becomes an ini
 """
 import numpy as np
 
-from dagrad.autograd import Tensor
+from dagrad.autograd import Tensor, as_array
 
 
 class GraphBuilder:
@@ -52,7 +52,7 @@ class GraphBuilder:
         elif isinstance(x, np.ndarray):
             name = self.names.get(id(x))
         if name is None:
-            data = x._data if isinstance(x, Tensor) else np.asarray(x)
+            data = as_array(x)
             if dtype is None and isinstance(x, (bool, int, float)):
                 dtype = self.node.value.dtype       # a number takes its operation's dtype
             data = data if dtype is None else data.astype(dtype)

@@ -1,6 +1,4 @@
 """Normalisation layers, stateless forms: batch norm and layer norm."""
-import numpy as np
-
 from dagrad.autograd import Tensor, as_array, as_tensor, no_grad
 from dagrad.autograd.ops.nn_ops import normalize
 

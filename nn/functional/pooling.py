@@ -65,7 +65,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def _argmax_positions(x, win):
     """Index into the flattened input plane (row·W + column) of every window's first maximum."""
     k = np.argmax(flat_windows(unfold_copy(x._data, win, -np.inf), win), axis=2)
-    (kh, kw), (sh, sw), (dh, dw) = win.kernel, win.stride, win.dilation
+    kw, (sh, sw), (dh, dw) = win.kernel[1], win.stride, win.dilation
     (pt, _), (pl, _) = win.padding
     rows = np.arange(win.out[0]).reshape(-1, 1) * sh + (k // kw) * dh - pt
     cols = np.arange(win.out[1]) * sw + (k % kw) * dw - pl

@@ -1,7 +1,5 @@
 """Flatten parameters into one vector and back (e.g. for line searches or second-order
 methods on the whole parameter vector)."""
-import numpy as np
-
 from dagrad import autograd as ag
 from dagrad.autograd import no_grad
 
@@ -17,7 +15,7 @@ def parameters_to_vector(parameters):
 def vector_to_parameters(vec, parameters):
     """Copy consecutive slices of the 1-D ``vec`` into the parameters, in place (the inverse
     of ``parameters_to_vector``)."""
-    data = vec._data if isinstance(vec, ag.Tensor) else np.asarray(vec)
+    data = ag.as_array(vec)
     if data.ndim != 1:
         raise TypeError(f"vector_to_parameters: expected a 1-D vector, got shape {data.shape}")
     params = list(parameters)
