@@ -1,12 +1,14 @@
-"""Run every workload against PyTorch (and the hand-written NumPy floor) and write a table.
+"""Run every workload against PyTorch (and the hand-written NumPy floor, and the other NumPy
+autodiff engines) and write a table.
 
     python -m benchmarks                       # all workloads -> benchmarks/results-latest.md
     python -m benchmarks --only W1 W2          # some of them
     python -m benchmarks --malloc              # also dagrad with glibc's malloc defaults
+    python -m benchmarks --no-others           # without MyGrad and HIPS autograd
     python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
 
-A full run takes about 15 minutes on 2 cores (W6 alone about 4); ``--only`` and ``--rounds``
-shorten it.
+A full run takes about 20 minutes on 2 cores (W6 alone about 4; the first run also installs
+the other engines into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it.
 
 Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
 ratios against PyTorch CPU, and the working memory of a step (peak resident memory above the
@@ -15,20 +17,23 @@ built model) for the workloads where memory is a target.
 import argparse
 import datetime
 import importlib
+import os
 import pathlib
 import platform
 
 from benchmarks import matmul_floor
+from benchmarks.others import table as others
 from benchmarks.common import MALLOC_DEFAULTS, THREADS, available, compare, report
 
 WORKLOADS = [
-    ("W1", "benchmarks.overhead", "per-op overhead: 100-op add/mul/tanh chain, 1 element", 1.0),
+    ("W1", "benchmarks.overhead", "per-op overhead: 100-op add/mul/tanh chain, 1 element", 0.7),
     ("W2", "benchmarks.mlp_step", "MLP 784-512-512-10 step, batch 128, cross-entropy, SGD", 1.2),
-    ("W3", "benchmarks.lenet_step", "LeNet-5 step, batch 64, 1x28x28", 2.0),
-    ("W4", "benchmarks.lstm_step", "LSTM step, input 64, hidden 256, seq 32, batch 32", 2.0),
+    ("W3", "benchmarks.lenet_step", "LeNet-5 step, batch 64, 1x28x28", 1.15),
+    ("W4", "benchmarks.lstm_step", "LSTM step, input 64, hidden 256, seq 32, batch 32", 1.3),
+    ("W4c", "benchmarks.lstm_cell_step", "the same LSTM step, cell unrolled by hand", None),
     ("W5", "benchmarks.transformer_step",
      "2-layer Transformer encoder step, d 128, 4 heads, ff 512, seq 64, batch 16", 1.5),
-    ("W6", "benchmarks.deep_chain", "1,000,000-op chain, build + backward once", None),
+    ("W6", "benchmarks.deep_chain", "1,000,000-op chain, build + backward once", 1.0),
 ]
 MEMORY_TARGET = {"W2": 1.5, "W5": 1.5}
 
@@ -46,7 +51,13 @@ def _machine():
             versions[mod] = importlib.import_module(mod).__version__
         except ImportError:
             versions[mod] = "not installed"
-    return cpu, versions
+    try:
+        import threadpoolctl
+        blas = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+        versions["BLAS"] = ", ".join(f"{c.internal_api} {c.version}" for c in blas)
+    except Exception:
+        pass
+    return cpu, f"{os.cpu_count()} cores", versions
 
 
 def _fmt(x, unit=""):
@@ -76,6 +87,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--malloc", action="store_true",
                         help="also time dagrad without ag.keep_freed_memory() (glibc defaults)")
+    parser.add_argument("--no-others", action="store_true",
+                        help="skip the other NumPy engines (MyGrad, HIPS autograd)")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).with_name(
         "results-latest.md")))
     args = parser.parse_args()
@@ -95,11 +108,11 @@ def main():
         summary = compare(module, names, rounds)
         report(f"{wid} {title}", summary)
         rows.append((wid, title, target, summary))
-    cpu, versions = _machine()
+    cpu, cores, versions = _machine()
     lines = [
         "# Benchmark results", "",
         f"Written by `python -m benchmarks` on {datetime.date.today().isoformat()}.", "",
-        f"- machine: {cpu}, {platform.system()} {platform.machine()}, "
+        f"- machine: {cpu}, {cores}, {platform.system()} {platform.machine()}, "
         f"{THREADS} threads for every framework, float32",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()),
         "- method: each framework in its own process, processes alternated for several rounds, "
@@ -131,6 +144,9 @@ def main():
                   "| id | with it ms | glibc defaults ms | defaults / with |", "|---|---|---|---|"]
         lines += [f"| {wid} | {_fmt(on)} | {_fmt(off)} | {_fmt(off / on, 'x')} |"
                   for wid, on, off in gains]
+    if not args.no_others:
+        print("\nother NumPy engines (benchmarks.others)")
+        lines += others.lines({wid: s for wid, _, _, s in rows}, args.rounds)
     lines += _products_alone([wid for wid, *_ in rows if wid in matmul_floor.PRODUCTS],
                              args.rounds)
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
