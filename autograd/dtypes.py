@@ -166,12 +166,34 @@ def _converted(inputs, to_float):
     return inputs, arrays_of(inputs)
 
 
+_SCALARS = {}
+
+
+def scalar_array(value, dtype):
+    """``value`` (a Python float) as a read-only 0-d array of ``dtype``.
+
+    NumPy's arithmetic with a 0-d array costs about half of that with a Python float, in the
+    forward and in the backward that multiplies by the saved constant. The arrays are cached,
+    so a loop that repeats a constant keeps one array, not one per graph node (a chain of a
+    million ``y * 1.0000001`` would otherwise hold a million). Zeros are not cached: -0.0 and
+    0.0 are equal keys but different numbers."""
+    key = (value, dtype)
+    array = _SCALARS.get(key)
+    if array is None:
+        array = np.asarray(value, dtype)
+        if value != 0:
+            if len(_SCALARS) >= 1024:
+                _SCALARS.clear()
+            array.flags.writeable = False
+            _SCALARS[key] = array
+    return array
+
+
 def promote_inputs(op, inputs):
     """Rule ``promote``: all inputs converted to ``result_type(*inputs)``.
 
     The common cases come first: two tensors of one dtype, and a float tensor with a Python
-    float, which becomes a 0-d array of the tensor's dtype (NumPy's arithmetic with a 0-d
-    array costs about half of that with a Python float, in the forward and in backward)."""
+    float, which becomes a 0-d array of the tensor's dtype (``scalar_array``)."""
     if len(inputs) == 2:
         a, b = inputs
         if isinstance(a, Tensor):
@@ -182,11 +204,11 @@ def promote_inputs(op, inputs):
             elif type(b) is float:
                 dt = x.dtype
                 if dt is _F32 or dt is _F64:
-                    return inputs, (x, np.asarray(b, dt))
+                    return inputs, (x, scalar_array(b, dt))
         elif type(a) is float and isinstance(b, Tensor):
             dt = b._data.dtype
             if dt is _F32 or dt is _F64:
-                return inputs, (np.asarray(a, dt), b._data)
+                return inputs, (scalar_array(a, dt), b._data)
     return _converted(inputs, False)
 
 

@@ -74,3 +74,17 @@ def test_numpy_arrays_combine_with_tensors_from_either_side():
     assert isinstance(y, ag.Tensor) and y.requires_grad
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_python_float_constants_keep_their_value_and_sign():
+    """A Python float operand becomes a cached read-only 0-d array (dtypes.scalar_array):
+    the sign of zero, NaN and repeated use must not change any result."""
+    x = ag.tensor([1.0, -2.0])
+    assert np.signbit((x * -0.0).numpy()).tolist() == [True, False]
+    assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]
+    assert np.isnan((x * float("nan")).numpy()).all()
+    for _ in range(3):
+        assert (x * 1.5).tolist() == [1.5, -3.0] and (2.5 - x).tolist() == [1.5, 4.5]
+    w = ag.tensor([3.0], requires_grad=True)
+    (w * 1.5 * 1.5).sum().backward()
+    assert w.grad.tolist() == [2.25]
