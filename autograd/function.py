@@ -186,8 +186,10 @@ class Function:
                     parents.append(None)
                     shapes.append(None)
             if needed:
-                ctx.parents = parents
-                ctx.input_shapes = shapes
+                # tuples: the garbage collector stops tracking a tuple of shapes, and a graph
+                # of a million nodes spent half its building time in full collections
+                ctx.parents = tuple(parents)
+                ctx.input_shapes = tuple(shapes)
                 if ctx.saved or ctx.saved_names:
                     ctx.inputs = inputs
                     ctx.tick = WRITES.tick
