@@ -7,8 +7,8 @@ autodiff engines) and write a table.
     python -m benchmarks --no-others           # without MyGrad and HIPS autograd
     python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
 
-A full run takes about 20 minutes on 2 cores (W6 alone about 4; the first run also installs
-the other engines into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it.
+A full run takes 5 to 10 minutes on 2 cores (the first run also installs the other engines
+into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it.
 
 Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
 ratios against PyTorch CPU, and the working memory of a step (peak resident memory above the
