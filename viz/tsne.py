@@ -154,7 +154,8 @@ class TSNE:
             gains = np.where(same_direction, gains * 0.8, gains + 0.2)
             np.maximum(gains, 0.01, out=gains)
             update = self.momentum[0 if early else 1] * update - lr * gains * g
-            y._data += update                 # in place, outside the graph (like an optimizer)
+            with ag.no_grad():                # in place, outside the graph (like an optimizer)
+                y.add_(update)
         self.embedding_ = y._data.copy()
         self.kl_history_ = history
         with ag.no_grad():
