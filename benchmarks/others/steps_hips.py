@@ -1,4 +1,8 @@
-"""The workloads in HIPS autograd (``grad`` of a function written with ``autograd.numpy``)."""
+"""The workloads in HIPS autograd (``grad`` of a function written with ``autograd.numpy``).
+
+``autograd`` here is the PyPI package HIPS autograd, not dagrad's ``dagrad.autograd``: this
+module runs only in ``benchmarks/.venv-others``, where dagrad is not installed, and the worker
+takes the repository's root off ``sys.path`` first (``benchmarks.others.worker``)."""
 import autograd.numpy as anp
 import numpy as np
 from autograd import grad
