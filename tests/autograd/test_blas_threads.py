@@ -32,6 +32,20 @@ def test_small_products_run_on_one_thread_and_large_ones_on_all(two_threads_allo
     assert blas_threads() == 2 and ag.get_num_threads() == 2
     ag.ones(4, 4) @ ag.ones(4, 4)
     assert blas_threads() == 1
+    assert blas.use_threads_for((big_side, big_side), big_side) == 2     # says what it chose
+    assert blas.use_threads_for((4, 4), 4) == 1
+
+
+def test_convolution_columns_follow_the_threads(two_threads_allowed):
+    """A convolution multiplies all samples in one product when BLAS may split it over
+    threads, and sample by sample on one thread or for a thin weight (a first layer)."""
+    from dagrad.autograd.ops.conv import by_sample
+    lenet_second = np.zeros((16, 6, 5, 5), np.float32)       # 21.5 M multiply-adds per step
+    assert not by_sample(lenet_second, 1, 64 * 10 * 14)
+    ag.set_num_threads(1)
+    assert by_sample(lenet_second, 1, 64 * 10 * 14)
+    ag.set_num_threads(2)
+    assert by_sample(np.zeros((6, 1, 5, 5), np.float32), 1, 64 * 28 * 32)
 
 
 def test_every_product_heavy_operation_applies_the_policy(two_threads_allowed):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dagrad import autograd as ag
+from dagrad.autograd.ops import conv as conv_ops
 import dagrad.nn.functional as F
 from tests.helpers import (leaves, one_torch_thread, random_inputs, torch_or_skip,  # noqa: F401
                            torch_parity)
@@ -23,6 +24,10 @@ pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
 # 'same' with an odd total padding d·(k-1) puts the extra pixel on the high side (as PyTorch)
 UNEVEN_SAME = [pytest.param(2, 1, "same", 1, 2, 3, id="k2-s1-psame-d1-g2-n3"),
                pytest.param(4, 1, "same", 1, 1, 1, id="k4-s1-psame-d1-g1-n1")]
+# a vertical stride with horizontal stride 1 (the planes layout then skips rows), and uneven
+# dilations
+MIXED_STRIDES = [pytest.param(3, (2, 1), 1, (1, 2), 2, 2, id="k3-s21-p1-d12-g2-n2"),
+                 pytest.param(3, (3, 1), 0, (2, 1), 1, 1, id="k3-s31-p0-d21-g1-n1")]
 
 
 def _conv_out(n, k, s, p, d):
@@ -33,7 +38,7 @@ def _conv_out(n, k, s, p, d):
 def _fit(size, k, p, d):
     """``size`` grown, where needed, to the smallest non-square (H, H - 1) at which the dilated
     kernel fits the padded input, so that every combination of the grid is tested."""
-    need = d * (k - 1) + 1 - (0 if p == "same" else 2 * p)
+    need = max(np.atleast_1d(d)) * (k - 1) + 1 - (0 if p == "same" else 2 * p)
     return (max(size[0], need + 1), max(size[1], need))
 
 
@@ -63,8 +68,17 @@ def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, c_out=C_OUT):
     return random_inputs(shapes)
 
 
-@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
-def test_conv2d_matches_pytorch(k, s, p, d, g, n):
+@pytest.fixture(params=["by sample", "all samples"])
+def layout(request, monkeypatch):
+    """Both column layouts of a stride-1 convolution (``conv.by_sample`` picks one by the
+    weight's size and the BLAS threads; the small test weights alone would always get the
+    per-sample one)."""
+    monkeypatch.setattr(conv_ops, "by_sample", lambda *args: request.param == "by sample")
+    return request.param
+
+
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + MIXED_STRIDES)
+def test_conv2d_matches_pytorch(k, s, p, d, g, n, layout):
     torch = torch_or_skip()
     torch_parity(lambda x, w, b: F.conv2d(x, w, b, s, p, d, g),
                  lambda x, w, b: torch.nn.functional.conv2d(x, w, b, s, p, d, g),
@@ -87,8 +101,8 @@ def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
                  _conv_arrays(k, g, n, size=(4, 3), transposed=True), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME)
-def test_conv2d_gradcheck(k, s, p, d, g, n):
+@pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + MIXED_STRIDES)
+def test_conv2d_gradcheck(k, s, p, d, g, n, layout):
     xs = leaves(_conv_arrays(k, g, n, size=_fit(SMALL, k, p, d), c_out=SMALL_OUT))
     assert ag.gradcheck(lambda x, w, b: F.conv2d(x, w, b, s, p, d, g), xs)
 
