@@ -259,7 +259,7 @@ def to_float(op, inputs):
         array = x._data
         dt = array.dtype
         if dt is _F32 or dt is _F64 or dt.kind == "f":
-            return inputs, (array,) + tuple(inputs[1:])
+            return inputs, ((array,) if len(inputs) == 1 else (array,) + tuple(inputs[1:]))
     # A number keeps its full precision (a backward formula's log(2) must stay float64; as a
     # 0-d value it never raises a tensor's precision anyway); integers become float32.
     array = x._data if isinstance(x, Tensor) else np.asarray(x)

@@ -13,6 +13,7 @@ deep is fine):
 
 Every vertex is visited once and every edge once: O(vertices + edges).
 """
+import itertools
 import threading
 
 import numpy as np
@@ -72,32 +73,57 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
     ``capture``: vertices whose total gradient to return (``ag.grad``).
     ``observer(node, input_index, grad)``: called for every edge's gradient (used by viz).
     Returns the captured gradients as a dict vertex -> gradient.
+
+    The two common cases are written in the loop: a node with nothing to check, keep or capture
+    calls its formula, and an input's first gradient, of its shape, is kept as it is. The rest
+    goes through ``BackwardPass``'s named steps (``call_backward``, ``send``, ``finish_leaf``).
+    A call costs ~0.1 µs, and a small operation's whole backward ~2 µs.
     """
     step = BackwardPass(create_graph, accumulate, capture, only, observer)
     waiting = _count_dependencies(roots)         # vertex -> consumers yet to send a gradient
     for root, seed in zip(roots, seeds):
         add_gradient(step.totals, step.owned, root, seed, create_graph)
     ready = [root for root in dict.fromkeys(roots) if root not in waiting]
+    totals, direct, watching, writes = step.totals, observer is None, step.watching, WRITES
     with set_grad_enabled(create_graph):
         while ready:
             vertex = ready.pop()
-            grad = step.total(vertex)
+            grad = totals.pop(vertex, None)
+            if type(grad) is not np.ndarray and isinstance(grad, LazyGrad):
+                grad = grad.dense()
             if not isinstance(vertex, Function):
                 if grad is not None:
                     step.finish_leaf(vertex, grad)
                 continue
-            in_grads = None if grad is None else step.call_backward(vertex, grad)
-            for i, parent in enumerate(vertex.parents):
+            if grad is None:
+                in_grads = _NO_GRADIENTS
+            elif (watching or vertex.hooks or vertex.retained or vertex.released
+                  or (vertex.tick < writes.tick and (vertex.saved or vertex.saved_names))):
+                in_grads = step.call_backward(vertex, grad)
+            else:                  # the common case: nothing to check, keep or capture
+                in_grads = vertex.backward(grad)
+                if type(in_grads) is not tuple:
+                    in_grads = (in_grads,)
+            for i, parent, parent_grad, shape in zip(_POSITIONS, vertex.parents, in_grads,
+                                                     vertex.input_shapes):
                 if parent is None:
                     continue
-                if in_grads is not None and in_grads[i] is not None:
-                    step.send(vertex, i, parent, in_grads[i])
-                waiting[parent] -= 1
-                if waiting[parent] == 0:
+                if parent_grad is not None:
+                    if direct and parent not in totals and parent_grad.shape == shape:
+                        totals[parent] = parent_grad    # the common case of send(): kept as is
+                    else:
+                        step.send(vertex, i, parent, parent_grad)
+                count = waiting[parent] - 1
+                waiting[parent] = count
+                if count == 0:
                     ready.append(parent)
             if not retain_graph and (vertex.saved or vertex.saved_names):
                 _release(vertex)
     return step.captured
+
+
+_NO_GRADIENTS = itertools.repeat(None)   # what a node that received no gradient sends
+_POSITIONS = range(1 << 62)              # an input's position, for the named steps
 
 
 class BackwardPass:
@@ -114,11 +140,8 @@ class BackwardPass:
         self.captured = {}
         self.xp = tensor_namespace() if create_graph else None
         self.anomaly = STATE.anomaly
-
-    def total(self, vertex):
-        """dL/d(vertex's output): the sum of what its consumers sent (None if nothing)."""
-        g = self.totals.pop(vertex, None)
-        return g.dense() if isinstance(g, LazyGrad) else g
+        # something to do at every node besides calling its formula (see run)
+        self.watching = capture is not None or self.anomaly or create_graph
 
     def send(self, node, i, parent, grad):
         """Send ``node``'s gradient for input ``i`` to ``parent``, first summing it down to the
@@ -128,7 +151,10 @@ class BackwardPass:
             grad = unbroadcast(grad, shape)
         if self.observer is not None:
             self.observer(node, i, grad.dense() if isinstance(grad, LazyGrad) else grad)
-        add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
+        if parent in self.totals:
+            add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
+        else:                                   # the first gradient it receives is kept as is
+            self.totals[parent] = grad
 
     def finish_leaf(self, leaf, grad):
         """A leaf's total is known: run its hooks, capture it, add it to ``.grad``."""

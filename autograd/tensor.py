@@ -102,33 +102,34 @@ class Tensor:
         name: optional label shown by ``viz``.
     """
 
-    __slots__ = ("_data", "requires_grad", "_grad", "grad_fn", "name", "_version", "_hooks",
-                 "__weakref__")
+    # Every tensor sets these four; the rarely set ``_grad``, ``name`` and ``_hooks`` default
+    # to the class's None and live in the instance's dict once set: an operation's result then
+    # costs four stores instead of seven (0.13 µs of a small operation's ~2.5 µs).
+    __slots__ = ("_data", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
+    _grad = None
+    name = None
+    _hooks = None
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         self._data = real_array(data, dtype)
-        self._grad = None
         self.grad_fn = None
-        self.name = name
+        if name is not None:
+            self.name = name
         self._version = 0
-        self._hooks = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
 
-    @classmethod
-    def _make(cls, data, grad_fn):
+    @staticmethod
+    def _make(data, grad_fn):
         """Fast constructor used by operations (no conversion, no checks)."""
         t = object.__new__(Tensor)
         t._data = data
-        t._grad = None
         t.grad_fn = grad_fn
         t.requires_grad = grad_fn is not None
-        t.name = None
         t._version = 0
-        t._hooks = None
         return t
 
     # ----------------------------------------------------------------------------- metadata
