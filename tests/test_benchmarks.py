@@ -2,9 +2,10 @@
 the same step computed in NumPy, so the tables compare equal work (no timing here)."""
 import numpy as np
 
-from benchmarks import lstm_cell_step, mlp_step, overhead
+from benchmarks import lenet_step, lstm_cell_step, mlp_step, overhead
+from benchmarks.common import training_step
 from benchmarks.others import reference
-from dagrad import autograd as ag, nn
+from dagrad import autograd as ag, nn, optim
 
 
 def test_the_unrolled_lstm_cell_step_matches_numpy():
@@ -21,3 +22,28 @@ def test_the_other_engines_reference_values_are_dagrad_s():
     loss = nn.CrossEntropyLoss()(model(ag.tensor(data)), ag.tensor(labels))
     assert np.isclose(float(loss), reference.mlp_loss(), rtol=1e-5)
     reference.check("W2", loss, reference.mlp_loss())
+
+
+def test_the_hand_written_numpy_lenet_step_takes_dagrad_s_step():
+    state, x, y = lenet_step._problem()
+    initial = {name: value.copy() for name, value in state.items()}
+    model = nn.models.LeNet()
+    model.load_state_dict(state)
+    training_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=lenet_step.LR),
+                  ag.tensor(x), ag.tensor(y))()
+    lenet_step.numpy_step(state, x, y)()
+    for name, value in model.state_dict().items():
+        assert state[name].dtype == np.float32
+        # the steps themselves, not just the weights (a step is ~1e-4 of a weight)
+        step, expected = state[name] - initial[name], value.numpy() - initial[name]
+        np.testing.assert_allclose(step, expected, rtol=0, atol=1e-3 * np.abs(expected).max(),
+                                   err_msg=name)
+
+
+def test_the_numpy_lenet_max_pool_sends_each_gradient_to_one_maximum():
+    a = np.zeros((1, 4, 4, 1), np.float32)     # (C, H, W, N): ties in every window
+    a[0, 2:, 2:, 0] = [[1, 3], [3, 3]]
+    pooled, route = lenet_step._max_pool(a)
+    grad = lenet_step._max_pool_grad(np.ones(pooled.shape, np.float32), route)
+    assert pooled[0, :, :, 0].tolist() == [[0, 0], [0, 3]]
+    assert grad[0, :, :, 0].tolist() == [[1, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]]
