@@ -12,7 +12,7 @@ PyTorch-level argument handling in ``nn.functional.pooling``.
 import numpy as np
 
 from ..function import Function
-from .conv import unfold_copy
+from .conv import samples_last, unfold_copy
 
 
 def flat_windows(cols, win):
@@ -23,23 +23,113 @@ def flat_windows(cols, win):
 class MaxPool2d(Function):
     """y[n, c, h, w] = max of x over the window at (h, w) (padding counts as -inf);
     dL/dx = fold(onehot · g): each window's gradient goes to its maximum (the first one when
-    several are equal, as PyTorch) and pixels that are the maximum of several windows add."""
+    several are equal, as PyTorch) and pixels that are the maximum of several windows add.
+    Windows that tile the image (stride = kernel, no padding or dilation: the usual 2x2) are
+    pooled in the samples-last layout (``tile_max``); the others through their windows."""
 
     def forward(ctx, x, win):
         ctx.win = win
+        if tiles(win):
+            out, by_column, by_row = tile_max(samples_last(x), win.kernel)
+            ctx.save(by_column=by_column, by_row=by_row)
+            return out.transpose(3, 0, 1, 2)
         cols = flat_windows(unfold_copy(x, win, -np.inf), win)
         out = cols.max(axis=2)
         ctx.save(cols=cols, out=out)      # constants: the one-hot of each window's maximum
         return out
 
     def backward(ctx, grad):
+        win = ctx.win
+        if tiles(win):
+            if not ctx.differentiable:
+                g = tile_max_grad(samples_last(grad), ctx.by_column, ctx.by_row, win)
+                return g.transpose(3, 0, 1, 2)
+            return _tile_max_grad_recorded(ctx.xp, grad, ctx.by_column, ctx.by_row, win)
         cols, out = ctx.cols, ctx.out
         onehot = cols == out[:, :, None]     # bool: the product below stays float
         if np.count_nonzero(onehot) != out.size:     # some window has tied maxima
             onehot = _first_true(onehot)
-        win = ctx.win
         picked = grad.reshape(out.shape[:2] + (1,) + win.out) * onehot
         return ctx.xp.fold(picked.reshape(out.shape[:2] + win.kernel + win.out), win)
+
+
+def tiles(win):
+    """Do the windows tile the image: stride = kernel, no padding, no dilation?"""
+    return (win.stride == win.kernel and win.dilation == (1, 1)
+            and win.padding == ((0, 0), (0, 0)))
+
+
+# Tiled max pooling in the samples-last layout (C, H, W, N): the values of a window are N apart,
+# so every comparison runs over long contiguous rows (in (N, C, H, W) they are neighbours and
+# each operation strides over single elements: LeNet's first pooling, forward and backward,
+# took 0.65 ms that way and takes ~0.25 ms this way). The maximum is taken in two stages, along
+# each window row and then down the rows, keeping the winner's position for the gradient.
+# Strict comparisons give a tie to the first maximum in row-major order, as PyTorch; a window
+# holding NaN sends its gradient to its last NaN, as PyTorch.
+def tile_max(x, kernel):
+    """x (C, H, W, N) -> (y (C, H_out, W_out, N), by_column (C, H_out·kh, W_out, N): the
+    column of the maximum along each window row, by_row (C, H_out, W_out, N): the row holding
+    the window's maximum), positions as uint8. Rows and columns that do not fill a window are
+    left out (PyTorch's floor mode)."""
+    (kh, kw), (c, h, w, n) = kernel, x.shape
+    ho, wo = h // kh, w // kw
+    tiled = x[:, :ho * kh, :wo * kw]
+    for nan_rule in (False, True):       # the NaN rule costs two passes: only when needed
+        rows, by_column = _stage_max(tiled.reshape(c, ho * kh, wo, kw, n), nan_rule)
+        out, by_row = _stage_max(rows.reshape(c, ho, kh, wo, n).swapaxes(2, 3), nan_rule)
+        if nan_rule or not np.isnan(out).any():
+            return out, by_column, by_row
+
+
+def _stage_max(v, nan_rule):
+    """The maximum over the axis before last of v (..., k, N), and its position (uint8)."""
+    best = v[..., 0, :]
+    position = np.zeros(best.shape, np.uint8)
+    for t in range(1, v.shape[-2]):
+        value = v[..., t, :]
+        wins = np.greater(value, best)
+        if nan_rule:
+            wins |= np.isnan(value)
+        # (np.copyto(position, t, where=wins) takes 10x longer than this)
+        position = wins.view(np.uint8) if t == 1 else np.where(wins, np.uint8(t), position)
+        best = np.maximum(best, value)
+    if v.shape[-2] == 1:
+        best = best.copy()           # a window of one value: not a view of the input
+    return best, position
+
+
+def tile_max_grad(g, by_column, by_row, win):
+    """dL/dx of ``tile_max``: g (C, H_out, W_out, N) -> (C, H, W, N), each window's gradient
+    on its maximum, zeros elsewhere."""
+    (kh, kw), (h, w) = win.kernel, win.size
+    c, ho, wo, n = g.shape
+    rows = np.empty((c, ho, kh, wo, n), dtype=g.dtype)
+    for t in range(kh):
+        np.multiply(g, by_row == t, out=rows[:, :, t])
+    rows = rows.reshape(c, ho * kh, wo, n)
+    tiled = np.empty((c, ho * kh, wo, kw, n), dtype=g.dtype)
+    for t in range(kw):
+        np.multiply(rows, by_column == t, out=tiled[:, :, :, t])
+    if (ho * kh, wo * kw) == (h, w):
+        return tiled.reshape(c, h, w, n)
+    dx = np.zeros((c, h, w, n), dtype=g.dtype)
+    dx[:, :ho * kh, :wo * kw] = tiled.reshape(c, ho * kh, wo * kw, n)
+    return dx
+
+
+def _tile_max_grad_recorded(xp, grad, by_column, by_row, win):
+    """``tile_max_grad`` as recorded operations (create_graph): the gradient repeated over each
+    window, times the constant one-hot of the maxima."""
+    (kh, kw), (h, w) = win.kernel, win.size
+    n, c, ho, wo = grad.shape
+    ones = np.ones((c, ho, wo, n), dtype=grad.dtype)
+    onehot = tile_max_grad(ones, by_column, by_row, win).transpose(3, 0, 1, 2)
+    repeated = xp.broadcast_to(grad.reshape((n, c, ho, 1, wo, 1)), (n, c, ho, kh, wo, kw))
+    repeated = repeated.reshape((n, c, ho * kh, wo * kw))
+    if (ho * kh, wo * kw) != (h, w):
+        repeated = xp.unindex(repeated, (slice(None), slice(None), slice(0, ho * kh),
+                                         slice(0, wo * kw)), (n, c, h, w))
+    return repeated * onehot
 
 
 def _first_true(mask):

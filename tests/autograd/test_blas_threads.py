@@ -36,31 +36,13 @@ def test_small_products_run_on_one_thread_and_large_ones_on_all(two_threads_allo
     assert blas.use_threads_for((4, 4), 4) == 1
 
 
-def test_convolution_columns_follow_the_threads(two_threads_allowed):
-    """A convolution multiplies all samples in one product when BLAS may split it over
-    threads, and sample by sample on one thread or for a thin weight (a first layer)."""
-    from dagrad.autograd.ops.conv import by_sample
-    lenet_second = np.zeros((16, 6, 5, 5), np.float32)       # 21.5 M multiply-adds per step
-    assert not by_sample(lenet_second, 1, 64 * 10 * 14)
-    ag.set_num_threads(1)
-    assert by_sample(lenet_second, 1, 64 * 10 * 14)
-    ag.set_num_threads(2)
-    assert by_sample(np.zeros((6, 1, 5, 5), np.float32), 1, 64 * 28 * 32)
-
-
-def test_every_product_heavy_operation_applies_the_policy(two_threads_allowed):
-    """Linear, convolution, attention probabilities and the recurrent step product each
-    switch to one thread for their (small) products."""
-    from dagrad import nn
-    uses = [lambda: nn.Linear(8, 4)(ag.ones(2, 8)),
-            lambda: nn.Conv2d(2, 3, 3)(ag.ones(1, 2, 6, 6)),
-            lambda: nn.MultiheadAttention(8, 2, batch_first=True)(*[ag.ones(1, 3, 8)] * 3),
-            lambda: nn.LSTM(4, 8)(ag.ones(3, 1, 4))]
-    for use in uses:
-        ag.set_num_threads(2)
-        assert blas_threads() == 2
-        use()
-        assert blas_threads() == 1, use
+def test_a_thin_convolution_weight_multiplies_row_by_row():
+    """A first layer's weight (6 filters of 1x5x5) multiplies one output row of columns at a
+    time; a wider one all columns in one product that BLAS may split over threads."""
+    from dagrad.autograd.ops.conv import _row_blocks, window
+    win = window("conv2d", (28, 28), (5, 5), (1, 1), ((2, 2), (2, 2)), (1, 1))
+    assert _row_blocks(np.zeros((6, 1, 5, 5), np.float32), 1, win) == 28
+    assert _row_blocks(np.zeros((16, 6, 5, 5), np.float32), 1, win) == 1
 
 
 def test_set_num_threads_refuses_zero():

@@ -68,12 +68,13 @@ def _conv_arrays(k, g, n, bias=True, size=SIZE, transposed=False, c_out=C_OUT):
     return random_inputs(shapes)
 
 
-@pytest.fixture(params=["by sample", "all samples"])
+@pytest.fixture(params=["one product", "a product per row"])
 def layout(request, monkeypatch):
-    """Both column layouts of a stride-1 convolution (``conv.by_sample`` picks one by the
-    weight's size and the BLAS threads; the small test weights alone would always get the
-    per-sample one)."""
-    monkeypatch.setattr(conv_ops, "by_sample", lambda *args: request.param == "by sample")
+    """Both ways a convolution multiplies its columns (``conv._row_blocks`` picks by the
+    weight's size; the small test weights alone would always get one product per row)."""
+    per_row = request.param == "a product per row"
+    monkeypatch.setattr(conv_ops, "_row_blocks",
+                        lambda weight, groups, win: win.out[0] if per_row else 1)
     return request.param
 
 

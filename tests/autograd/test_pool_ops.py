@@ -56,6 +56,44 @@ def test_max_pool2d_ties_go_to_the_first_maximum():
         np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
 
 
+def test_tiled_max_pool2d_ties_nan_and_leftover_rows_match_pytorch():
+    """Windows that tile the image (stride = kernel, no padding) are pooled in the samples-last
+    layout: ties go to the first maximum, a window with NaN gives its gradient to its last
+    NaN, rows and columns that fill no window get none, as PyTorch's."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(1)
+    ties = rng.integers(0, 2, size=(3, 2, 8, 9)).astype(np.float64)
+    nans = rng.standard_normal((2, 2, 6, 6))
+    nans[0, 0, 0, 0] = nans[0, 0, 1, 1] = nans[1, 1, 4, 5] = np.nan
+    for x, kernel in [(ties, 2), (ties, 3), (ties, (2, 3)), (nans, 2), (nans, 3)]:
+        xd, xt = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        g = rng.standard_normal(torch.nn.functional.max_pool2d(xt, kernel).shape)
+        yd, yt = F.max_pool2d(xd, kernel), torch.nn.functional.max_pool2d(xt, kernel)
+        yd.backward(ag.tensor(g))
+        yt.backward(torch.tensor(g))
+        np.testing.assert_array_equal(yd.numpy(), yt.detach().numpy())
+        np.testing.assert_array_equal(xd.grad.numpy(), xt.grad.numpy())
+
+
+def test_convolution_relu_pooling_chain_in_samples_last_memory_matches_pytorch():
+    """A convolution returns (N, C, H, W) over (C, H, W, N) memory; ReLU keeps that memory
+    order and the pooling and the next convolution read it without a copy. Values and
+    gradients match PyTorch's, and gradcheck passes."""
+    torch = torch_or_skip()
+    x, w1, w2 = random_inputs([(3, 2, 10, 10), (4, 2, 3, 3), (5, 4, 3, 3)])
+
+    def net(F_, pool, x, w1, w2):
+        h = pool(F_.conv2d(x, w1, padding=1).relu(), 2)
+        return F_.conv2d(h, w2).tanh()
+
+    torch_parity(lambda *a: net(F, F.max_pool2d, *a),
+                 lambda *a: net(torch.nn.functional, torch.nn.functional.max_pool2d, *a),
+                 [x, w1, w2], rtol=1e-10, atol=1e-10)
+    y = net(F, F.max_pool2d, ag.tensor(x), ag.tensor(w1), ag.tensor(w2))
+    assert y.numpy().transpose(1, 2, 3, 0).flags.c_contiguous      # the samples-last memory
+    assert ag.gradcheck(lambda *a: net(F, F.max_pool2d, *a), leaves([x[:1, :, :6, :6], w1, w2]))
+
+
 def _avg_grid():
     for k, s, p, ceil, inc, div, n in itertools.product((1, 2, 3), (None, 1, 2), (0, 1),
                                                         (False, True), (True, False), (None, 3),
@@ -159,13 +197,14 @@ def test_gradcheck(fn):
 
 
 @pytest.mark.parametrize("name", ["max", "avg"])
-def test_second_derivatives_match_pytorch(name):
+@pytest.mark.parametrize("window", [(3, 2, 1), (2, 2, 0)], ids=["windows", "tiles"])
+def test_second_derivatives_match_pytorch(name, window):
     torch = torch_or_skip()
     ours = {"max": F.max_pool2d, "avg": F.avg_pool2d}[name]
     theirs = {"max": torch.nn.functional.max_pool2d, "avg": torch.nn.functional.avg_pool2d}[name]
 
     def double(grad, pool, x):
-        y = pool(x * x, 3, 2, 1)
+        y = pool(x * x, *window)
         gx, = grad((y * y).sum(), [x], create_graph=True)
         return (gx * gx * x).sum()
 
