@@ -102,12 +102,12 @@ test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with 
 notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
 	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks
 
-bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (5-10 min)
-	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 3 alternated rounds per framework; 5 to 10 minutes on 2 cores."
+bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (7-12 min)
+	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."
 	$(PY) -m benchmarks --malloc
 
 bench-results: $(VENV)/.installed-test   ## as bench, but rewrite the committed benchmarks/RESULTS.md
-	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 3 alternated rounds per framework; 5 to 10 minutes on 2 cores."
+	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."
 	$(PY) -m benchmarks --malloc --out benchmarks/RESULTS.md
 
 docs-images: ensure-dot $(VENV)/.installed-demo   ## redraw the README's picture, docs/images/readme_graph.svg

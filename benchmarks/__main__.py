@@ -7,7 +7,7 @@ autodiff engines) and write a table.
     python -m benchmarks --no-others           # without MyGrad and HIPS autograd
     python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
 
-A full run takes 5 to 10 minutes on 2 cores (the first run also installs the other engines
+A full run takes 7 to 12 minutes on 2 cores (the first run also installs the other engines
 into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it.
 
 Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
@@ -84,7 +84,7 @@ def _products_alone(workloads, rounds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="workload ids, e.g. W1 W3")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--malloc", action="store_true",
                         help="also time dagrad without ag.keep_freed_memory() (glibc defaults)")
     parser.add_argument("--no-others", action="store_true",
