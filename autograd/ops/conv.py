@@ -193,10 +193,11 @@ def fold_samples_last(gcols, win, c, n):
 
 def _row_blocks(weight, groups, win):
     """Into how many products to split a convolution's columns: one per output row for a thin
-    weight (under 16 rows or columns per group, as a first layer's 6 filters of 1×5×5), whose
-    single product over all columns OpenBLAS runs several times slower (LeNet's first layer:
-    0.35-1.1 ms, against 0.25 ms per row); else one."""
-    return win.out[0] if min(weight.shape[0] // groups, weight[0].size) < 16 else 1
+    weight (per group, under 16 filters or under 32 inputs per filter, as a first layer's 6 or
+    16 filters of 1×5×5 or 3×3×3), whose single product over all columns OpenBLAS runs two to
+    three times slower (LeNet's first layer: 0.68 against 0.27 ms forward); else one."""
+    rows, inner = weight.shape[0] // groups, weight[0].size
+    return win.out[0] if rows < 16 or inner < 32 else 1
 
 
 def _in_blocks(a, groups, blocks):

@@ -42,6 +42,7 @@ def test_a_thin_convolution_weight_multiplies_row_by_row():
     from dagrad.autograd.ops.conv import _row_blocks, window
     win = window("conv2d", (28, 28), (5, 5), (1, 1), ((2, 2), (2, 2)), (1, 1))
     assert _row_blocks(np.zeros((6, 1, 5, 5), np.float32), 1, win) == 28
+    assert _row_blocks(np.zeros((16, 3, 3, 3), np.float32), 1, win) == 28
     assert _row_blocks(np.zeros((16, 6, 5, 5), np.float32), 1, win) == 1
 
 
