@@ -67,9 +67,8 @@ THREADS = _Threads()
 
 def use_threads_for(shape, n):
     """Before a product of an array of ``shape`` (NumPy's or a Tensor's) with ``n`` columns,
-    i.e. of prod(shape)·n multiply-adds: one BLAS thread if it is small, else all allowed.
-    Returns the number of threads the product will run on. A count set outside dagrad
-    (``threadpoolctl.threadpool_limits``) since the last product becomes the number allowed."""
+    i.e. of prod(shape)·n multiply-adds: one BLAS thread if it is small, else all allowed. A count set outside dagrad (``threadpoolctl.threadpool_limits``) since the
+    last product becomes the number allowed."""
     threads = THREADS
     if threads.current is None:
         threads.find()
@@ -79,7 +78,6 @@ def use_threads_for(shape, n):
     want = 1 if math.prod(shape) * n < LARGE_PRODUCT else threads.allowed
     if want != now:
         threads.set(want)
-    return want
 
 
 def set_num_threads(n):

@@ -62,7 +62,8 @@ def tiles(win):
 # Tiled max pooling in the samples-last layout (C, H, W, N): the values of a window are N apart,
 # so every comparison runs over long contiguous rows (in (N, C, H, W) they are neighbours and
 # each operation strides over single elements: LeNet's first pooling, forward and backward,
-# took 0.65 ms that way and takes ~0.25 ms this way). The maximum is taken in two stages, along
+# took 0.65 ms that way and takes 0.54 ms this way, on the memory the convolution before it
+# left, with no conversion in between). The maximum is taken in two stages, along
 # each window row and then down the rows, keeping the winner's position for the gradient.
 # Strict comparisons give a tie to the first maximum in row-major order, as PyTorch; a window
 # holding NaN sends its gradient to its last NaN, as PyTorch.

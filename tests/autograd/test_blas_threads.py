@@ -32,8 +32,21 @@ def test_small_products_run_on_one_thread_and_large_ones_on_all(two_threads_allo
     assert blas_threads() == 2 and ag.get_num_threads() == 2
     ag.ones(4, 4) @ ag.ones(4, 4)
     assert blas_threads() == 1
-    assert blas.use_threads_for((big_side, big_side), big_side) == 2     # says what it chose
-    assert blas.use_threads_for((4, 4), 4) == 1
+
+
+def test_every_product_heavy_operation_applies_the_policy(two_threads_allowed):
+    """Linear, convolution, attention probabilities and the recurrent step product each
+    switch to one thread for their (small) products."""
+    from dagrad import nn
+    uses = [lambda: nn.Linear(8, 4)(ag.ones(2, 8)),
+            lambda: nn.Conv2d(2, 3, 3)(ag.ones(1, 2, 6, 6)),
+            lambda: nn.MultiheadAttention(8, 2, batch_first=True)(*[ag.ones(1, 3, 8)] * 3),
+            lambda: nn.LSTM(4, 8)(ag.ones(3, 1, 4))]
+    for use in uses:
+        ag.set_num_threads(2)
+        assert blas_threads() == 2
+        use()
+        assert blas_threads() == 1, use
 
 
 def test_a_thin_convolution_weight_multiplies_row_by_row():
