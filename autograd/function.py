@@ -180,23 +180,42 @@ class Function:
                 _check_finite(ctx, out, "forward", state.hook)
             if not state.enabled:
                 return Tensor._make(out, None)
-        parents = []
-        shapes = []
-        needed = False
-        for x in inputs:
-            if isinstance(x, Tensor) and x.requires_grad:
-                parents.append(x.grad_fn or x)
-                shapes.append(x._data.shape)
-                needed = True
-            else:
-                parents.append(None)
-                shapes.append(None)
-        if not needed:
-            return Tensor._make(out, None)
-        # tuples: the garbage collector stops tracking a tuple of shapes, and a graph of a
-        # million nodes spent half its building time in full collections
-        ctx.parents = tuple(parents)
-        ctx.input_shapes = tuple(shapes)
+        # parents: where each input's gradient goes (its node, itself if a leaf, or None).
+        # One and two inputs, the common cases, are written out: the loop costs 6% more of a
+        # small operation's forward.
+        if len(inputs) == 1:
+            a, = inputs
+            if not (isinstance(a, Tensor) and a.requires_grad):
+                return Tensor._make(out, None)
+            ctx.parents = (a.grad_fn or a,)
+            ctx.input_shapes = (a._data.shape,)
+        elif len(inputs) == 2:
+            a, b = inputs
+            pa = (a.grad_fn or a) if isinstance(a, Tensor) and a.requires_grad else None
+            pb = (b.grad_fn or b) if isinstance(b, Tensor) and b.requires_grad else None
+            if pa is None and pb is None:
+                return Tensor._make(out, None)
+            ctx.parents = (pa, pb)
+            ctx.input_shapes = (None if pa is None else a._data.shape,
+                                None if pb is None else b._data.shape)
+        else:
+            parents = []
+            shapes = []
+            needed = False
+            for x in inputs:
+                if isinstance(x, Tensor) and x.requires_grad:
+                    parents.append(x.grad_fn or x)
+                    shapes.append(x._data.shape)
+                    needed = True
+                else:
+                    parents.append(None)
+                    shapes.append(None)
+            if not needed:
+                return Tensor._make(out, None)
+            # tuples: the garbage collector stops tracking a tuple of shapes, and a graph of a
+            # million nodes spent half its building time in full collections
+            ctx.parents = tuple(parents)
+            ctx.input_shapes = tuple(shapes)
         if ctx.saved or ctx.saved_names:
             ctx.inputs = inputs
             ctx.tick = WRITES.tick
