@@ -83,8 +83,8 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
     waiting = _count_dependencies(roots)         # vertex -> consumers yet to send a gradient
     for root, seed in zip(roots, seeds):
         add_gradient(step.totals, step.owned, root, seed, create_graph)
-    ready = [root for root in dict.fromkeys(roots) if root not in waiting]
-    totals, direct, watching, writes = step.totals, observer is None, step.watching, WRITES
+    ready = [root for root in dict.fromkeys(roots) if waiting[root] == 0]
+    totals, watching, writes = step.totals, step.watching, WRITES
     with set_grad_enabled(create_graph):
         while ready:
             vertex = ready.pop()
@@ -104,15 +104,14 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                 in_grads = vertex.backward(grad)
                 if type(in_grads) is not tuple:
                     in_grads = (in_grads,)
-            for i, parent, parent_grad, shape in zip(_POSITIONS, vertex.parents, in_grads,
-                                                     vertex.input_shapes):
+            for parent, parent_grad, shape in zip(vertex.parents, in_grads, vertex.input_shapes):
                 if parent is None:
                     continue
                 if parent_grad is not None:
-                    if direct and parent not in totals and parent_grad.shape == shape:
+                    if parent not in totals and parent_grad.shape == shape:
                         totals[parent] = parent_grad    # the common case of send(): kept as is
                     else:
-                        step.send(vertex, i, parent, parent_grad)
+                        step.send(parent, parent_grad, shape)
                 count = waiting[parent] - 1
                 waiting[parent] = count
                 if count == 0:
@@ -123,7 +122,6 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
 
 
 _NO_GRADIENTS = itertools.repeat(None)   # what a node that received no gradient sends
-_POSITIONS = range(1 << 62)              # an input's position, for the named steps
 
 
 class BackwardPass:
@@ -141,16 +139,14 @@ class BackwardPass:
         self.xp = tensor_namespace() if create_graph else None
         self.anomaly = STATE.anomaly
         # something to do at every node besides calling its formula (see run)
-        self.watching = capture is not None or self.anomaly or create_graph
+        self.watching = (capture is not None or self.anomaly or create_graph
+                         or observer is not None)
 
-    def send(self, node, i, parent, grad):
-        """Send ``node``'s gradient for input ``i`` to ``parent``, first summing it down to the
-        input's shape where the forward broadcast it (the one place this is undone)."""
-        shape = node.input_shapes[i]
+    def send(self, parent, grad, shape):
+        """Send a gradient to ``parent``, first summing it down to ``shape``, the input's, where
+        the forward broadcast it (the one place this is undone)."""
         if grad.shape != shape:
             grad = unbroadcast(grad, shape)
-        if self.observer is not None:
-            self.observer(node, i, grad.dense() if isinstance(grad, LazyGrad) else grad)
         if parent in self.totals:
             add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
         else:                                   # the first gradient it receives is kept as is
@@ -190,7 +186,20 @@ class BackwardPass:
             in_grads = (in_grads,)
         if self.anomaly:
             _check_finite(node, in_grads, "backward")
+        if self.observer is not None:
+            in_grads = self.observe(node, in_grads)
         return in_grads
+
+    def observe(self, node, in_grads):
+        """Show the observer every edge's gradient, summed down to its input's shape."""
+        shown = []
+        for i, (parent, g, shape) in enumerate(zip(node.parents, in_grads, node.input_shapes)):
+            if parent is not None and g is not None:
+                if g.shape != shape:
+                    g = unbroadcast(g, shape)
+                self.observer(node, i, g.dense() if isinstance(g, LazyGrad) else g)
+            shown.append(g)
+        return tuple(shown)
 
 
 def add_gradient(totals, owned, vertex, grad, differentiable):
@@ -232,10 +241,10 @@ def add_gradient(totals, owned, vertex, grad, differentiable):
 
 
 def _count_dependencies(roots):
-    """For every vertex below ``roots``: the number of graph edges that enter it."""
-    deps = {}
-    stack = [r for r in roots if isinstance(r, Function)]
-    seen_roots = set(stack)
+    """For every vertex from ``roots`` down: the number of graph edges that enter it (a root
+    no other root leads to has none)."""
+    deps = dict.fromkeys(roots, 0)
+    stack = [r for r in deps if isinstance(r, Function)]
     while stack:
         node = stack.pop()
         for p in node.parents:
@@ -243,9 +252,9 @@ def _count_dependencies(roots):
                 continue
             if p in deps:
                 deps[p] += 1
-            else:
+            else:               # first seen: count the edges below it too
                 deps[p] = 1
-                if isinstance(p, Function) and p not in seen_roots:
+                if isinstance(p, Function):
                     stack.append(p)
     return deps
 
@@ -290,10 +299,11 @@ def _saved_arrays(node):
 def _release(node):
     """Free everything the node saved for backward (retain_graph=False)."""
     node.saved = ()
-    for name in node.saved_names:
-        setattr(node, name, None)
-    node.released = True
+    if node.saved_names:
+        for name in node.saved_names:
+            setattr(node, name, None)
     node.inputs = ()
+    node.released = True
 
 
 def _run_hooks(hooks, g, anomaly=False):
