@@ -97,8 +97,8 @@ def run(roots, seeds, retain_graph, create_graph, accumulate=True, capture=None,
                 continue
             if grad is None:
                 in_grads = _NO_GRADIENTS
-            elif (watching or vertex.hooks or vertex.retained or vertex.released
-                  or (vertex.tick < writes.tick and (vertex.saved or vertex.saved_names))):
+            elif watching or vertex.watched or (
+                    vertex.tick < writes.tick and (vertex.saved or vertex.saved_names)):
                 in_grads = step.call_backward(vertex, grad)
             else:                  # the common case: nothing to check, keep or capture
                 in_grads = vertex.backward(grad)
@@ -303,7 +303,7 @@ def _release(node):
         for name in node.saved_names:
             setattr(node, name, None)
     node.inputs = ()
-    node.released = True
+    node.released = node.watched = True     # a second backward through it raises
 
 
 def _run_hooks(hooks, g, anomaly=False):

@@ -102,6 +102,7 @@ def _rebase(tensor, node):
     tensor.requires_grad = True
     if previous is not None and previous.retained is not None:   # retain_grad() moves along
         node.retained, previous.retained = previous.retained, None
+        node.watched = True
 
 
 def _views_to_rebase(tensor, what):

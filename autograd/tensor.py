@@ -297,6 +297,7 @@ class Tensor:
         else:
             if self.grad_fn.hooks is None:
                 self.grad_fn.hooks = []
+                self.grad_fn.watched = True
             hooks = self.grad_fn.hooks
         hooks.append(hook)
         return _HookHandle(hooks, hook)
@@ -308,6 +309,7 @@ class Tensor:
             raise RuntimeError("retain_grad: this tensor does not require grad")
         if self.grad_fn is not None:
             self.grad_fn.retained = weakref.ref(self)
+            self.grad_fn.watched = True
 
     @property
     def retains_grad(self):

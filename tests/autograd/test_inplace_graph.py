@@ -110,6 +110,15 @@ def _retain_grad_follows_the_tensor(L):
     return x, y
 
 
+def _retain_grad_follows_an_addition(L):
+    x = L.t([1., 2.], True)
+    y = x * 3
+    y.retain_grad()
+    y.add_(1)                                 # Add saves nothing: no write check reaches it
+    (y * y).sum().backward()
+    return x, y
+
+
 def _write_through_data_is_not_checked(L):
     w = L.t([1., 2.], True)
     loss = (w * w).sum()
@@ -121,7 +130,8 @@ def _write_through_data_is_not_checked(L):
 CASES = [_relu_after_add, _masked_assignment, _slice_augmented_assignment,
          _change_through_a_slice, _change_through_nested_views, _change_through_a_reshape,
          _zero_keeps_the_graph, _copy_into_a_buffer, _clamp_and_div,
-         _retain_grad_follows_the_tensor, _write_through_data_is_not_checked]
+         _retain_grad_follows_the_tensor, _retain_grad_follows_an_addition,
+         _write_through_data_is_not_checked]
 
 
 def _values(tensors):
