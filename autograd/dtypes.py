@@ -166,7 +166,7 @@ def _converted(inputs, to_float):
     return inputs, arrays_of(inputs)
 
 
-_SCALARS = {}
+_SCALARS = {}     # dtype -> {value: its read-only 0-d array}
 
 
 def scalar_array(value, dtype):
@@ -176,16 +176,19 @@ def scalar_array(value, dtype):
     forward and in the backward that multiplies by the saved constant. The arrays are cached,
     so a loop that repeats a constant keeps one array, not one per graph node (a chain of a
     million ``y * 1.0000001`` would otherwise hold a million). Zeros are not cached: -0.0 and
-    0.0 are equal keys but different numbers."""
-    key = (value, dtype)
-    array = _SCALARS.get(key)
+    0.0 are equal keys but different numbers. One table per dtype: a key of (value, dtype)
+    cost a tuple and the dtype's hash on every call."""
+    cache = _SCALARS.get(dtype)
+    if cache is None:
+        cache = _SCALARS[dtype] = {}
+    array = cache.get(value)
     if array is None:
         array = np.asarray(value, dtype)
         if value != 0:
-            if len(_SCALARS) >= 1024:
-                _SCALARS.clear()
+            if len(cache) >= 1024:
+                cache.clear()
             array.flags.writeable = False
-            _SCALARS[key] = array
+            cache[value] = array
     return array
 
 
