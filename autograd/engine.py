@@ -272,15 +272,19 @@ def _differentiable_backward(node, g, xp_tensor):
 
 def _saved_as_tensors(node):
     """The positional saves as graph-connected Tensors, for the differentiable backward: an
-    input's array becomes that input tensor, the output (``save(..., output=y)``) a tensor
-    produced by ``node`` itself; anything else is a constant. Named saves stay ndarrays."""
+    input's array becomes that input (a tensor with the input's history: its parent), the
+    output (``save(..., output=y)``) a tensor produced by ``node`` itself; anything else is a
+    constant. Named saves stay ndarrays."""
     saved = node.saved
     result = []
     for k, s in enumerate(saved):
         if node.saves_output and k == len(saved) - 1:
             result.append(Tensor._make(s, node))
             continue
-        for x in node.inputs:
+        for x, parent in zip(node.inputs, node.parents):
+            if x is s and isinstance(s, np.ndarray):   # kept as its array (see Function.inputs)
+                result.append(Tensor._make(s, parent if isinstance(parent, Function) else None))
+                break
             if isinstance(x, Tensor) and x._data is s:
                 result.append(x)
                 break

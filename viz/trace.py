@@ -277,13 +277,15 @@ def _known_values(order, consumers, root):
 
 
 def _saved_input(node, slot):
-    """The value of input ``slot`` of ``node`` if the node kept it and it is unchanged."""
+    """The value of input ``slot`` of ``node`` if the node kept it (as a tensor, or as the
+    array of an operation's output) and it is unchanged."""
     inputs = node.inputs
-    if slot >= len(inputs) or not isinstance(inputs[slot], Tensor):
+    if slot >= len(inputs):
         return None
-    if written_since(inputs[slot]._data, node.tick):
+    value = inputs[slot]._data if isinstance(inputs[slot], Tensor) else inputs[slot]
+    if not isinstance(value, np.ndarray) or written_since(value, node.tick):
         return None
-    return inputs[slot]._data
+    return value
 
 
 def _leaf_node(add, t, names, variables):
