@@ -48,6 +48,8 @@ from .tensor import REAL_KINDS, Tensor, as_array, not_real_message, raw_data
 from .versions import WRITES
 from .xp import NUMPY
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
 
 class Function:
     """Base class of all operations. See the module docstring for how to write one.
@@ -173,7 +175,10 @@ class Function:
             raise type(e)(_describe_failure(ctx.name, arrays, e)) from None
         if type(out) is not np.ndarray:
             out = np.asarray(out)
-        if out.dtype.kind not in REAL_KINDS:     # e.g. a complex constant mixed into x
+        dtype = out.dtype
+        if dtype is not _F32 and dtype is not _F64 and dtype.kind not in REAL_KINDS:
+            # e.g. a complex constant mixed into x (the two common dtypes are compared first:
+            # reading dtype.kind costs 40 ns, 1% of a small operation)
             inputs_described = ", ".join(str(getattr(a, "dtype", type(a).__name__))
                                          for a in arrays)
             raise TypeError(f"{ctx.name}: its result would have dtype {out.dtype} (inputs: "
