@@ -18,7 +18,8 @@ import threading
 
 import numpy as np
 
-from .function import Function, LazyGrad, _check_finite, hook_name, is_finite, unbroadcast
+from .function import (RELEASED, Function, LazyGrad, _check_finite, hook_name, is_finite,
+                       unbroadcast)
 from .grad_mode import STATE, set_grad_enabled
 from .tensor import Tensor, as_array
 from .versions import WRITES, check_unchanged
@@ -302,12 +303,12 @@ def _saved_arrays(node):
 
 def _release(node):
     """Free everything the node saved for backward (retain_graph=False)."""
-    node.saved = ()
+    node.saved = RELEASED                   # a second backward through it raises
     if node.saved_names:
         for name in node.saved_names:
             setattr(node, name, None)
     node.inputs = ()
-    node.released = node.watched = True     # a second backward through it raises
+    node.watched = True
 
 
 def _run_hooks(hooks, g, anomaly=False):
