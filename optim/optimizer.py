@@ -319,6 +319,10 @@ class Optimizer:
 
     @staticmethod
     def _load_value(p, index, key, value):
+        if isinstance(value, ag.Tensor):    # state saved by PyTorch (or loaded from a .pt)
+            value = value.numpy()
+            if key == "step" and value.ndim == 0:     # PyTorch keeps the step as a tensor
+                return int(value) if float(value).is_integer() else float(value)
         if not isinstance(value, np.ndarray):
             return copy.deepcopy(value)
         x = p._data

@@ -26,6 +26,7 @@ from dagrad.autograd import (Generator, Tensor, device, enable_grad, is_grad_ena
                              no_grad, set_grad_enabled)
 from dagrad.autograd import manual_seed as _manual_seed
 from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
+from dagrad.autograd.size import Size  # noqa: F401
 
 from . import accelerator, autograd, backends, cuda, nn, onnx, optim, utils  # noqa: F401
 from ._missing import NotInDagradError, forward_to
@@ -41,7 +42,6 @@ int64 = long = _np.dtype(_np.int64)
 uint8 = _np.dtype(_np.uint8)
 bool = _np.dtype(_np.bool_)
 dtype = _np.dtype
-Size = tuple
 
 inference_mode = no_grad
 mm = matmul  # noqa: F405
