@@ -12,7 +12,7 @@ class NotANumber(TypeError):
     """An answer that cannot be read as numbers; the message says what it was."""
 
 
-def as_array(x, what="the answer"):
+def answer_array(x, what="the answer"):
     """``x`` (a number, nested list, ndarray, dagrad Tensor, or an object with a numeric
     ``.data`` such as a micrograd ``Value``) as a float64 ndarray."""
     from dagrad.autograd import Tensor
@@ -21,7 +21,10 @@ def as_array(x, what="the answer"):
     if isinstance(x, (str, bytes)):
         raise NotANumber(f"{what} is the text {x!r}; write a number (without quotes)")
     if not isinstance(x, (np.ndarray, list, tuple, int, float, np.number, bool, np.bool_)):
-        data = getattr(x, "data", None)
+        try:
+            data = x.data                 # a micrograd-style Value: its number
+        except AttributeError:
+            data = None
         if isinstance(data, (int, float, np.number, np.ndarray)):
             return np.array(data, dtype=np.float64)
     try:

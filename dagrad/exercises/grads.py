@@ -1,7 +1,7 @@
 """``check_grads``: gradients a student computed by hand, against the engine's."""
 import numpy as np
 
-from .compare import (NotANumber, all_close, as_array, fmt_array, fmt_number, fmt_shape,
+from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_number, fmt_shape,
                       largest_error, relation)
 from .result import CheckResult, finish, is_blank, not_answered
 
@@ -74,7 +74,7 @@ def _judge(name, answer, right, tol):
     if is_blank(answer):
         return Verdict(name, False, "not_answered", "", "… not answered", "", None, right)
     try:
-        a = as_array(answer, f"your ∂loss/∂{name}")
+        a = answer_array(answer, f"your ∂loss/∂{name}")
     except NotANumber as err:
         return Verdict(name, False, "type", "", "✗ not a number", str(err), None, right)
     if a.shape != right.shape and a.size == 1 and right.size == 1:

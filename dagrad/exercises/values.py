@@ -2,7 +2,7 @@
 questions."""
 import numpy as np
 
-from .compare import (NotANumber, all_close, as_array, fmt_array, fmt_number, fmt_shape,
+from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_number, fmt_shape,
                       largest_error, relation)
 from .result import CheckResult, finish, is_blank, not_answered
 
@@ -23,9 +23,9 @@ def check_value(answer, expected, tol=1e-6, *, name=None, why=None, exercise=Non
         return not_answered(exercise)
     what = name or "the answer"
     subject = name or "The answer"
-    e = as_array(expected, "expected")
+    e = answer_array(expected, "expected")
     try:
-        a = as_array(answer, what)
+        a = answer_array(answer, what)
     except NotANumber as err:
         return finish(CheckResult(False, _sentence(str(err)) + _because(why), "type", exercise))
     if a.shape != e.shape and a.size == 1 and e.size == 1:
