@@ -18,11 +18,11 @@ import io
 import os
 import pickle
 import sys
-import zipfile
 
 import numpy as np
 
 from ..serialization import SerializationError, atomic_write
+from ..zipcheck import open_regular_file
 from . import allowlist
 from .allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .archive import ALIGNMENT, FORMAT_VERSION, ArchiveReader, ArchiveWriter
@@ -98,17 +98,14 @@ def load_pt(f, map_location=None, weights_only=True):
     names anything not allowed; ``RuntimeError`` for GPU storages without ``map_location``.
     """
     if isinstance(f, (str, os.PathLike)):
-        path = os.fspath(f)
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"torch.load: no such file: {path!r}")
-        with open(path, "rb") as fh:
-            return _load_stream(fh, repr(path), map_location, weights_only)
+        with open_regular_file(f, "torch.load") as fh:
+            return _load_stream(fh, os.fspath(f), map_location, weights_only)
     if not hasattr(f, "read"):
         raise TypeError(f"torch.load: expected a path or a binary file object, got "
                         f"{type(f).__name__}")
     if not (hasattr(f, "seekable") and f.seekable()):
         f = io.BytesIO(f.read())
-    return _load_stream(f, "the file object", map_location, weights_only)
+    return _load_stream(f, "<file object>", map_location, weights_only)
 
 
 def _load_stream(fh, where, map_location, weights_only):
@@ -117,24 +114,24 @@ def _load_stream(fh, where, map_location, weights_only):
     if isinstance(magic, str):
         raise TypeError("torch.load: the file object is open in text mode; open it with 'rb'")
     if magic != _ZIP_MAGIC:
-        raise SerializationError(f"torch.load: {where} is {_what_instead(magic)}")
-    size = fh.seek(0, io.SEEK_END) - start
+        raise SerializationError(f"torch.load: {where!r} is {_what_instead(magic)}")
     fh.seek(start)
+    archive = ArchiveReader(fh, where)
     try:
-        with zipfile.ZipFile(fh) as zf:
-            archive = ArchiveReader(zf, size, where)
-            return _Loader(archive, where, map_location, weights_only).load()
+        return _Loader(archive, where, map_location, weights_only).load()
     except SerializationError:
         raise
     except RecursionError:
-        raise SerializationError(f"torch.load: {where} nests its content too deeply") from None
+        raise SerializationError(f"torch.load: {where!r} nests its content too deeply") from None
     except RuntimeError as e:
         if isinstance(e, _DeviceError):
             raise RuntimeError(str(e)) from None
-        raise SerializationError(f"torch.load: {where} is damaged ({e})") from None
+        raise SerializationError(f"torch.load: {where!r} is damaged ({e})") from None
     except Exception as e:      # zipfile, struct, unicode, hashing: a damaged file
-        raise SerializationError(f"torch.load: {where} is damaged or not a PyTorch file "
+        raise SerializationError(f"torch.load: {where!r} is damaged or not a PyTorch file "
                                  f"({type(e).__name__}: {e})") from None
+    finally:
+        archive.close()
 
 
 _DEVICE_KINDS = ("cpu", "cuda", "mps", "xpu", "hpu", "mtia", "xla", "meta", "privateuseone",
@@ -186,14 +183,14 @@ class _Loader:
         module, _, name = full_name.rpartition(".")
         why = allowlist.unsupported(full_name)
         if why:
-            return SerializationError(f"torch.load: {self.where} holds {full_name}, "
+            return SerializationError(f"torch.load: {self.where!r} holds {full_name}, "
                                       f"{why}, which dagrad's tensors cannot hold; convert it "
                                       f"in PyTorch (e.g. .float()) before saving")
         if blocked:
-            return RefusedGlobalError(f"torch.load: {self.where} names {full_name}, from the "
+            return RefusedGlobalError(f"torch.load: {self.where!r} names {full_name}, from the "
                                       f"module {module}, which is never allowed")
         return RefusedGlobalError(
-            f"torch.load: {self.where} names {full_name}, which is not an allowed global: a "
+            f"torch.load: {self.where!r} names {full_name}, which is not an allowed global: a "
             f"file may use only tensors, containers, numbers and dagrad's own modules "
             f"(PyTorch's weights_only set), and loading never imports or calls anything else. "
             f"If you trust the file and {name} is a class of yours, allow it with "
@@ -223,7 +220,7 @@ class _Loader:
             raise self.archive.error(f"keeps a storage on the unknown device {location!r:.40}")
         if kind != "cpu" and self.map_location is None:
             raise _DeviceError(
-                f"torch.load: {self.where} holds tensors saved on the device {location!r}; "
+                f"torch.load: {self.where!r} holds tensors saved on the device {location!r}; "
                 f"dagrad computes on the CPU only. Load with map_location='cpu' (or "
                 f"map_location=torch.device('cpu')) to read them onto the CPU.")
 

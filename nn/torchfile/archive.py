@@ -16,13 +16,13 @@ field with id ``FB`` in its local header (as PyTorch's writer makes it).
 import struct
 import zipfile
 
-from ..serialization import SerializationError
+from ..zipcheck import SerializationError, checked_zip
 
 ARCHIVE = "archive"
 ALIGNMENT = 64
 FORMAT_VERSION = b"3\n"
 _PAD_ID = b"FB"
-_LOCAL_HEADER = 30
+_LOCAL_HEADER = 30      # the fixed part of a zip local file header
 _ZIP64_EXTRA = 20
 
 
@@ -54,68 +54,48 @@ class ArchiveWriter:
 
 
 class ArchiveReader:
-    """The records of a ``.pt`` file opened as ``zipfile.ZipFile`` ``zf`` of ``size`` bytes.
-
-    Every member is checked before anything is read: stored (not compressed or encrypted),
-    lying inside the file, and named once; all records share the first record's folder.
-    ``read(name)`` returns a record's bytes, at most the member's size, which the file holds.
+    """The records of a ``.pt`` file: the zip in binary file ``f``, its members checked by
+    ``nn.zipcheck.checked_zip`` (stored, inside the file, disjoint, named once) and all under
+    the first record's folder. ``read(name)`` returns a record's bytes, which the file holds.
     """
 
-    def __init__(self, zf, size, where):
-        self.zf, self.where = zf, where
-        infos = zf.infolist()
-        if not infos:
+    def __init__(self, f, where):
+        self.where = where
+        self._refuse_torchscript(f)
+        self.zf, members = checked_zip(f, where, "torch.load")
+        if not members:
             raise self.error("is an empty zip archive, not a file written by torch.save")
-        first = infos[0].filename
+        first = next(iter(members))
         if "/" not in first:
             raise self.error("is a zip archive whose records are not in a folder; a file "
                              "written by torch.save keeps them under 'archive/'")
         self.prefix = first[:first.index("/") + 1]
-        if any(info.filename == self.prefix + "constants.pkl" for info in infos):
+        for name in members:
+            if not name.startswith(self.prefix):
+                raise self.error(f"has the record {name!r} outside its folder "
+                                 f"{self.prefix!r}")
+        self.members = members
+
+    def _refuse_torchscript(self, f):
+        """A TorchScript archive (compressed source code, ``constants.pkl``) gets its own
+        message, from the names in its central directory alone."""
+        start = f.tell()
+        try:
+            with zipfile.ZipFile(f) as zf:
+                names = zf.namelist()
+        except Exception:           # checked_zip says what is wrong with it
+            names = []
+        f.seek(start)
+        if any(name.count("/") == 1 and name.endswith("/constants.pkl") for name in names):
             raise self.error("is a TorchScript archive (torch.jit.save), not a torch.save "
                              "file; dagrad runs no TorchScript: save the model's state_dict() "
                              "in PyTorch and load that")
-        self.members = {}
-        for info in infos:
-            if info.filename in self.members:
-                raise self.error(f"names the record {info.filename!r} twice")
-            if not info.filename.startswith(self.prefix):
-                raise self.error(f"has the record {info.filename!r} outside its folder "
-                                 f"{self.prefix!r}")
-            if info.flag_bits & 0x1:
-                raise self.error(f"has an encrypted record {info.filename!r}")
-            if info.compress_type != zipfile.ZIP_STORED:
-                raise self.error(f"has a compressed record {info.filename!r}; torch.save "
-                                 f"stores records uncompressed (was the file re-zipped?)")
-            if info.compress_size != info.file_size or info.file_size > size:
-                raise self.error(f"record {info.filename!r} declares {info.file_size} bytes, "
-                                 f"more than the {size}-byte file holds")
-            self.members[info.filename] = info
-        self._check_disjoint(size)
 
-    def _check_disjoint(self, size):
-        """Records may not overlap, nor reach past the file (one stretch of bytes read as
-        several records would let a small file describe much more data than it holds). A
-        record spans its local header (whose lengths are read from the file) and its data."""
-        spans = []
-        for info in self.members.values():
-            self.zf.fp.seek(info.header_offset)
-            header = self.zf.fp.read(_LOCAL_HEADER)
-            if len(header) != _LOCAL_HEADER or header[:4] != b"PK\x03\x04":
-                raise self.error(f"record {info.filename!r} has no local header")
-            name_length, extra_length = struct.unpack("<HH", header[26:30])
-            end = info.header_offset + _LOCAL_HEADER + name_length + extra_length + info.file_size
-            if end > size:
-                raise self.error(f"record {info.filename!r} declares {info.file_size} bytes, "
-                                 f"more than the {size}-byte file holds")
-            spans.append((info.header_offset, end, info.filename))
-        spans.sort()
-        for (_, end, name), (start, _, next_name) in zip(spans, spans[1:]):
-            if end > start:
-                raise self.error(f"records {name!r} and {next_name!r} overlap")
+    def close(self):
+        self.zf.close()
 
     def error(self, message):
-        return SerializationError(f"torch.load: {self.where} {message}")
+        return SerializationError(f"torch.load: {self.where!r} {message}")
 
     def has(self, name):
         return self.prefix + name in self.members
