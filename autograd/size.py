@@ -25,8 +25,9 @@ class Size(tuple):
     __str__ = __repr__
 
     def __getitem__(self, index):
-        item = super().__getitem__(index)
-        return Size(item) if isinstance(index, slice) else item
+        if index.__class__ is slice:
+            return _tuple_new(Size, _tuple_getitem(self, index))
+        return _tuple_getitem(self, index)
 
     def __add__(self, other):
         if not isinstance(other, tuple):
@@ -47,3 +48,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return Size, (tuple(self),)
+
+
+_tuple_new, _tuple_getitem = tuple.__new__, tuple.__getitem__

@@ -123,6 +123,28 @@ def triu(x, diagonal=0):
     return _triangle(x, diagonal, True, "triu")
 
 
+def diag(x, diagonal=0):
+    """``torch.diag``: a 1-D x of length n becomes the (n + |k|) × (n + |k|) matrix M with x on
+    diagonal k (M[i, i + k] = x[i], zeros elsewhere); a 2-D x gives its diagonal k as a 1-D
+    tensor (x[i, i + k] for every i where both indices exist). The gradient of the first is the
+    diagonal of the incoming gradient, of the second the incoming gradient put on diagonal k."""
+    k = int(diagonal)
+    if x.ndim == 1:
+        n = x.shape[0] + abs(k)
+        padded = shape_ops.pad(x, (0, abs(k)))
+        on_diagonal = np.eye(n, n, k, dtype=bool)
+        spread = shape_ops.unsqueeze(padded, 1 if k >= 0 else 0)
+        return elementwise.where(on_diagonal, spread, 0.0)
+    if x.ndim == 2:
+        rows, cols = x.shape
+        start_row, start_col = max(-k, 0), max(k, 0)
+        length = max(min(rows - start_row, cols - start_col), 0)
+        i = np.arange(length)
+        return indexing.getitem(x, (i + start_row, i + start_col))
+    raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {x.shape}; for the "
+                     f"diagonals of a batch of matrices use torch.diagonal")
+
+
 def narrow(x, dim, start, length):
     """The slice ``start:start + length`` along ``dim`` (a view in PyTorch, a copy here)."""
     d = normalize_dim(dim, x.ndim, "narrow")
