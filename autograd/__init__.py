@@ -39,6 +39,7 @@ from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, pe
 from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, diag, floor, meshgrid, narrow,
                            repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed
+from .sparse import SparseTensor, sparse_coo_tensor, spmm
 from .memory import keep_freed_memory
 from .blas import get_num_threads, set_num_threads
 

@@ -320,6 +320,15 @@ class TensorMethods:
 
     is_cuda = is_xpu = is_mps = is_meta = False     # where a tensor lives: the CPU
     is_cpu = True
+    is_sparse = False                               # dense (see autograd/sparse.py)
+    layout = "strided"
+
+    def to_sparse(self, sparse_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim)
+
+    def to_dense(self):
+        return self
 
     def type(self, dtype=None, non_blocking=False):
         """With no argument, PyTorch's name of this tensor's type (``'torch.FloatTensor'``);

@@ -28,7 +28,7 @@ from dagrad.autograd import manual_seed as _manual_seed
 from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
 from dagrad.autograd.size import Size  # noqa: F401
 
-from . import accelerator, autograd, backends, cuda, nn, onnx, optim, utils  # noqa: F401
+from . import accelerator, autograd, backends, cuda, nn, onnx, optim, sparse, utils  # noqa: F401
 from ._missing import NotInDagradError, forward_to
 from .serialization import load, save  # noqa: F401
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
@@ -61,9 +61,10 @@ int64 = long = _np.dtype(_np.int64)
 uint8 = _np.dtype(_np.uint8)
 bool = _np.dtype(_np.bool_)
 dtype = _np.dtype
+strided, sparse_coo = "strided", "sparse_coo"     # layouts, as Tensor.layout gives them
 
 inference_mode = no_grad
-mm = matmul  # noqa: F405
+from dagrad.autograd.sparse import mm  # noqa: E402,F811  (sparse-aware matmul)
 clip = clamp  # noqa: F405
 
 
