@@ -103,16 +103,31 @@ def lstm_layer(xs, state, weights, reverse, time_axis):
     w_hh, w_t, w_ch = weights
     if w_ch is not None:
         return None
-    if time_axis:
-        xs = xs.transpose(0, 1)
-    if reverse:
-        xs = xs.flip(0)
+    xs = _time_first(xs, reverse, time_axis)
     steps = xs.shape[0]
     packed = rnn_sequence.lstm_sequence(xs, state[0], state[1], w_hh, w_t)
-    hs, h, c = packed[:steps], packed[steps - 1], packed[steps]
-    if reverse:
-        hs = hs.flip(0)
-    return (hs.transpose(0, 1) if time_axis else hs), (h, c)
+    return _time_back(packed[:steps], reverse, time_axis), (packed[steps - 1], packed[steps])
+
+
+def gru_layer(xs, state, weights, reverse, time_axis):
+    """(h_t of every step in time order, h_T): the GRU over all of ``xs`` as one
+    ``GRUSequence`` operation."""
+    w_hh, w_t, b_hh = weights
+    xs = _time_first(xs, reverse, time_axis)
+    hs = rnn_sequence.gru_sequence(xs, state, w_hh, b_hh, w_t)
+    return _time_back(hs, reverse, time_axis), hs[xs.shape[0] - 1]
+
+
+def _time_first(xs, reverse, time_axis):
+    """The sequence with time first and, for the reverse direction, the last step first."""
+    xs = xs.transpose(0, 1) if time_axis else xs
+    return xs.flip(0) if reverse else xs
+
+
+def _time_back(hs, reverse, time_axis):
+    """Outputs of ``_time_first``'s order back in the input's order and layout."""
+    hs = hs.flip(0) if reverse else hs
+    return hs.transpose(0, 1) if time_axis else hs
 
 
 # gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
@@ -124,7 +139,7 @@ RECURRENCES = {
     "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights, None),
     "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights, None),
     "LSTM": Recurrence(4, True, True, lstm_step, lstm_weights, lstm_layer),
-    "GRU": Recurrence(3, False, False, gru_step, gru_weights, None),
+    "GRU": Recurrence(3, False, False, gru_step, gru_weights, gru_layer),
     "MGU": Recurrence(2, True, False, mgu_step, mgu_weights, None),
 }
 

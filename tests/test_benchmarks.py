@@ -85,3 +85,18 @@ def test_the_hand_written_numpy_adam_is_pytorch_s():
         opt.step()
         update({"w": g.copy()})
     np.testing.assert_allclose(state["w"], w.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_the_hand_written_numpy_gru_step_takes_dagrad_s_step():
+    from benchmarks import gru_step
+    state, x, y = gru_step._problem()
+    initial = {name: value.copy() for name, value in state.items()}
+    model = nn.GRU(gru_step.INPUT, gru_step.HIDDEN)
+    model.load_state_dict(state)
+    training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=gru_step.LR),
+                  ag.tensor(x), ag.tensor(y), forward=gru_step._outputs)()
+    gru_step.numpy_step(state, x, y)()
+    for name, value in model.state_dict().items():
+        step, expected = state[name] - initial[name], value.numpy() - initial[name]
+        np.testing.assert_allclose(step, expected, rtol=0, atol=1e-3 * np.abs(expected).max(),
+                                   err_msg=name)

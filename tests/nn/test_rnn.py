@@ -347,21 +347,26 @@ def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step
         assert counts[name] == runs * T * per_step, (name, counts)
 
 
-def test_an_lstm_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_steps():
-    """Outside viz.record(), each layer and direction of nn.LSTM is one Linear (all input
-    projections) and one LSTMSequence (all steps); outputs and every gradient equal those of
-    the same layer run step by step (under viz.record())."""
+@pytest.mark.parametrize("mode,bias,batch_first", [("LSTM", True, True), ("LSTM", False, False),
+                                                   ("GRU", True, True), ("GRU", False, False)])
+def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_steps(
+        mode, bias, batch_first):
+    """Outside viz.record(), each layer and direction of nn.LSTM and nn.GRU is one Linear (all
+    input projections) and one LSTMSequence / GRUSequence (all steps); outputs and every
+    gradient equal those of the same layer run step by step (under viz.record())."""
     from dagrad import viz
-    layer = nn.LSTM(IN, H, num_layers=2, bidirectional=True, batch_first=True).double()
-    x = ag.tensor(_x(N, T, IN), requires_grad=True)
+    layer = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True, bias=bias,
+                              batch_first=batch_first).double()
+    x = ag.tensor(_x(N, T, IN) if batch_first else _x(T, N, IN), requires_grad=True)
     results = []
     for recorded in (False, True):
         with viz.record() if recorded else contextlib.nullcontext():
-            out, (h_n, c_n) = layer(x)
+            out, h_n = layer(x)
+        h_n, c_n = h_n if mode == "LSTM" else (h_n, h_n)
         if not recorded:
             counts = collections.Counter(node.name for node in _graph_nodes(out, h_n, c_n))
-            assert counts["LSTMSequence"] == 4 and counts["Linear"] == 4, counts
-            assert not {"RecurrentGates", "LSTMCellState", "MatMul"} & set(counts), counts
+            assert counts[mode + "Sequence"] == 4 and counts["Linear"] == 4, counts
+            assert not {"RecurrentGates", "LSTMCellState", "GRUCell", "MatMul"} & set(counts)
         loss = (out * out).sum() + (h_n * 2).sum() + (c_n * c_n).sum()
         grads = ag.grad(loss, [x] + list(layer.parameters()))
         results.append([out.numpy(), h_n.numpy(), c_n.numpy()] + [g.numpy() for g in grads])
