@@ -177,7 +177,7 @@ def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requi
         index = index.reshape(1, 0)
     if index.ndim != 2 or (index.size and index.dtype.kind not in "iu"):
         raise ValueError(f"sparse_coo_tensor: indices must be integers of shape (sparse_dim, "
-                         f"nnz), got {index.dtype} of shape {index.shape}")
+                         f"nnz), got {index.dtype} of shape {tuple(index.shape)}")
     index = index.astype(np.int64)
     values = as_tensor(values) if dtype is None else elementwise.cast(as_tensor(values), dtype)
     if values.ndim == 0 or values.shape[0] != index.shape[1]:

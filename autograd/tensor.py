@@ -216,7 +216,7 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise ValueError(f"item(): only one-element tensors can be converted to Python "
-                             f"scalars, this one has shape {self.shape}")
+                             f"scalars, this one has shape {tuple(self.shape)}")
         return self._data.item()
 
     def numpy(self):

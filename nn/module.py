@@ -512,8 +512,8 @@ class Module:
             value = _checked_state_array(state_dict[key], key)
             if value.shape != target.shape:
                 mismatched.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{value.shape} from checkpoint, the shape in current model "
-                                  f"is {target.shape}.")
+                                  f"{tuple(value.shape)} from checkpoint, the shape in current model "
+                                  f"is {tuple(target.shape)}.")
             else:
                 updates.append((target, value))
         if mismatched or (strict and (missing or unexpected)):

@@ -38,7 +38,7 @@ def _channel_dropout(input, p, training, spatial, name):
     x = as_tensor(input)
     if x.ndim not in (spatial + 1, spatial + 2):
         raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D "
-                         f"(N, C, ...) input, got shape {x.shape}")
+                         f"(N, C, ...) input, got shape {tuple(x.shape)}")
     if not training or p == 0.0:
         return x
     mask_shape = x.shape[:x.ndim - spatial] + (1,) * spatial
@@ -77,5 +77,5 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "instead.", stacklevel=2)
     if x.ndim < 2:
         raise ValueError(f"dropout2d: feature dropout needs at least 2 dimensions (N, C, ...), "
-                         f"got shape {x.shape}")
+                         f"got shape {tuple(x.shape)}")
     return _channel_dropout(x, p, training, x.ndim - 2, "dropout2d")
