@@ -39,6 +39,10 @@ LOCAL_RULES = {
     "MatMul": ("δ_a = δ_out @ bᵀ", "δ_b = aᵀ @ δ_out"),
 }
 SYMBOLS = {1: ("x",), 2: ("a", "b")}
+# the operation names of other engines (viz.foreign, micrograd's Value) with a rule above
+FOREIGN_NAMES = {"+": "Add", "add": "Add", "*": "Mul", "mul": "Mul", "-": "Sub", "sub": "Sub",
+                 "/": "Div", "div": "Div", "neg": "Neg", "tanh": "Tanh", "exp": "Exp",
+                 "log": "Log", "relu": "Relu", "sigmoid": "Sigmoid"}
 
 
 def questions(frames):
@@ -73,7 +77,9 @@ def rule_text(graph, op, edge):
     ``δ_a = δ_out · b, with δ_out = 2 and b = 3``."""
     inputs = sorted(graph.edges_into(op.id), key=lambda e: e.slot)
     count = max((e.slot for e in inputs), default=0) + 1
-    rules = LOCAL_RULES.get(op.name)
+    rules = LOCAL_RULES.get(op.name) or LOCAL_RULES.get(FOREIGN_NAMES.get(op.name.lower()))
+    if rules is None and op.name.startswith("**"):        # micrograd's power x ** k
+        rules = (f"δ_x = δ_out · {op.name[2:]} · x^({op.name[2:]} − 1)",)
     if rules is None or len(rules) != count or edge.slot >= len(rules):
         part = _derivative_part(op.formula)
         rule = (f"δ = δ_out · (the local derivative: {part})" if part else
