@@ -1,7 +1,8 @@
 """The static site (`make site`, website/build.py) as a reader sees it, in headless Chromium at
 1280 x 800, served from a local HTTP server with every other address blocked: every page loads
 with no console error and fetches nothing from elsewhere, no page scrolls sideways, every
-step-through player steps, and the README's first screen shows the two commands. The site is
+step-through player steps, every quiz player judges a typed value, and the README's first
+screen shows the two commands. The site is
 built once per test session, reusing the lessons the notebook tests executed (build/executed)
 when they match the lessons as they are. Screenshots are kept in test-artifacts/site/."""
 import contextlib
@@ -157,6 +158,46 @@ def test_every_player_steps_forward_and_back(site, served):
                 stepped += 1
         assert not problems, problems
     assert stepped >= 3, "the lessons' players are missing from the site"
+
+
+def answer_first_question(player):
+    """Step ``player`` (a quiz player's locator) to its first question, type a wrong value,
+    then ask to be shown; returns (feedback to the wrong value, feedback after "show")."""
+    count = player.locator(".vz-count")
+    total = int(count.inner_text().split(" / ")[1])
+    question = player.locator(".vz-q.vz-current")
+    for _ in range(total):
+        if question.count():
+            break
+        player.locator(".vz-next").click()
+    assert question.count(), "a quiz player with no question in any frame"
+    box, feedback = question.first.locator("input"), question.first.locator(".vz-q-feedback")
+    box.fill("123456789")
+    box.press("Enter")
+    size = re.search(r"type (\d+) numbers", feedback.inner_text())
+    if size:                                       # a δ with several elements: one per element
+        box.fill(", ".join(["123456789"] * int(size.group(1))))
+        box.press("Enter")
+    wrong = feedback.inner_text()
+    question.first.locator(".vz-q-show").click()
+    return wrong, question.first.locator(".vz-q-feedback").inner_text()
+
+
+def test_every_quiz_player_asks_and_judges(site, served):
+    """Predict-then-reveal players work on the site: a wrong value is not marked right, and
+    "show" reveals the value."""
+    with watched_page(served) as (page, problems):
+        for lesson in site_build.lessons():
+            if "quiz=True" not in lesson.read_text(encoding="utf-8"):
+                continue
+            open_page(page, f"{served}lessons/{lesson.stem}.html")
+            quizzes = page.locator(".vz-player:has(.vz-quiz)")
+            assert quizzes.count(), f"{lesson.stem} asks for a quiz player; its page has none"
+            for k in range(quizzes.count()):
+                wrong, shown = answer_first_question(quizzes.nth(k))
+                assert "wrong" in wrong and "right" not in wrong.split(":")[0], (lesson.stem, wrong)
+                assert shown, (lesson.stem, "show revealed nothing")
+        assert not problems, problems
 
 
 def test_the_readme_first_screen_shows_the_two_commands(site, served):
