@@ -71,6 +71,17 @@ class RNNBase(Module):
                  if name.endswith(self._suffix(layer, d))]
                 for layer in range(self.num_layers) for d in range(directions)]
 
+    @property
+    def _flat_weights_names(self):
+        """PyTorch's names of the recurrent parameters, layer by layer and direction by
+        direction (weight_ih, weight_hh, bias_ih, bias_hh), as code that initialises them
+        by name reads them: ``module._parameters[name]`` for each."""
+        return list(self._parameters)
+
+    @property
+    def _flat_weights(self):
+        return list(self._parameters.values())
+
     def forward(self, input, hx=None):
         """Run the whole sequence; returns (output, h_n), for an LSTM (output, (h_n, c_n))."""
         name = type(self).__name__

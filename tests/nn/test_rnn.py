@@ -178,6 +178,10 @@ def test_pytorch_state_dict_names_order_and_shapes():
         ours = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True)
         assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
                [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+        # code that initialises the weights by name (the book's init_seq2seq) reads these
+        assert ours._flat_weights_names == theirs._flat_weights_names
+        assert [p is ours._parameters[n] for n, p in
+                zip(ours._flat_weights_names, ours._flat_weights)] == [True] * 16
 
 
 # ------------------------------------------------------------------------- behaviour, shapes
