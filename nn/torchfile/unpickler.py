@@ -10,9 +10,13 @@ opcodes of protocols 3-4), and treats the file as data:
   OrderedDicts, modules (through ``rebuild.restore_module``) and user-allowlisted classes.
 - APPEND only to lists, SETITEM only to dicts; the persistent ids are storages only.
 
-Every object created costs the file at least one opcode byte, so what it builds is bounded by
-its size; storages are read by the caller's ``persistent_load``, which bounds them too. Every
-malformed input raises ``SerializationError``.
+Every opcode builds at most one object, so what the opcodes build is bounded by the file's
+size. The work that is not (copying a container into ``set``, ``OrderedDict``, ``bytearray``,
+..., hashing a tuple key, setting a module's attributes: one opcode can repeat it on an object
+fetched from the memo) is charged to a budget of a few times the pickle's length, so a small
+file cannot ask for quadratic memory or time. Storages are read by the caller's
+``persistent_load``, which bounds them too. Every malformed input raises
+``SerializationError``.
 """
 import struct
 from collections import Counter, OrderedDict
@@ -43,6 +47,20 @@ class RestrictedUnpickler:
         self.trusted_ids = {id(v) for v in trusted.values()}
         self.persistent_load, self.refuse, self.functions = persistent_load, refuse, functions
         self.memo, self.stack, self.metastack = {}, [], []
+        self.budget = 8 * len(data) + 4096      # elements copied or hashed, see charge()
+
+    def charge(self, *values):
+        """Count the elements ``values`` hold against the budget (each copy, set or hash of a
+        container costs its length)."""
+        for value in values:
+            if isinstance(value, (list, tuple, set, dict, str, bytes, bytearray)):
+                self.budget -= len(value) + 1
+            else:
+                self.budget -= 1
+        if self.budget < 0:
+            raise SerializationError("torch.load: the file's data.pkl asks for far more work "
+                                     "than its size allows (the same containers copied again "
+                                     "and again); it was not written by torch.save")
 
     # ------------------------------------------------------------------------ reading
     def read(self, n):
@@ -101,6 +119,7 @@ class RestrictedUnpickler:
         if id(func) not in self.callable_ids and id(func) not in self.trusted_ids:
             raise SerializationError(f"torch.load: the file's data.pkl calls {func!r:.80}, "
                                      f"which is not an allowed function")
+        self.charge(*args)
         return func(*args)
 
     def new(self, cls, args):
@@ -120,6 +139,7 @@ class RestrictedUnpickler:
                                  f"which is not an allowed class")
 
     def build(self, instance, state):
+        self.charge(state)
         if isinstance(instance, Module):
             rebuild.restore_module(instance, state)
         elif type(instance) is OrderedDict:
@@ -211,20 +231,21 @@ def _appends(u):
 
 def _setitem(u):
     value, key = u.pop(), u.pop()
-    _set_items(u.top(), [key, value])
+    _set_items(u, u.top(), [key, value])
 
 
 def _setitems(u):
     items = u.pop_mark()
     if len(items) % 2:
         raise SerializationError("torch.load: SETITEMS with a key and no value")
-    _set_items(u.top(), items)
+    _set_items(u, u.top(), items)
 
 
-def _set_items(target, items):
+def _set_items(u, target, items):
     if type(target) not in (dict, OrderedDict, Counter):
         raise SerializationError(f"torch.load: SETITEM on a {type(target).__name__}")
     for i in range(0, len(items), 2):
+        u.charge(items[i])          # hashing a tuple key costs its length
         target[items[i]] = items[i + 1]
 
 
@@ -233,6 +254,7 @@ def _additems(u):
     target = u.top()
     if type(target) is not set:
         raise SerializationError(f"torch.load: ADDITEMS to a {type(target).__name__}")
+    u.charge(*items)
     target.update(items)
 
 

@@ -135,6 +135,21 @@ def _tensor_payload(numel, size, stride, offset=0):
             + b")RtR.")
 
 
+def test_copying_one_container_again_and_again_is_refused():
+    """A list of 20 000 items, then set(that list) over and over (7 bytes a copy): without a
+    budget a 160 KB file would ask for 20 000 × 20 000 elements."""
+    items = b"]q\x00(" + b"K\x01" * 20000 + b"e"            # a list, memo 0
+    copy = global_("builtins", "set") + b"h\x00\x85R"          # set(memo 0)
+    payload = P + items + copy * 20000 + b"."
+    tracemalloc.start()
+    try:
+        with pytest.raises(SerializationError, match="far more work"):
+            load(pt_file(payload))
+        assert tracemalloc.get_traced_memory()[1] < 64 << 20
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_tensor_must_lie_inside_its_storage():
     storage = [("0", np.arange(4, dtype=np.float32).tobytes())]
     assert load(pt_file(_tensor_payload(4, (2, 2), (2, 1)), storage)).tolist() == [[0, 1], [2, 3]]
