@@ -161,3 +161,23 @@ def test_the_runner_passes_arguments_and_refuses_a_missing_script(tmp_path):
     done = subprocess.run([sys.executable, "-m", "dagrad.torch.run", "missing.py"],
                           capture_output=True, text=True, cwd=str(tmp_path))
     assert done.returncode == 2 and "no such file" in done.stderr
+
+
+def test_the_jupyter_extension_redirects_the_kernels_imports(tmp_path):
+    """What ``%load_ext dagrad.torch`` calls, in a fresh process standing for the kernel."""
+    code = (
+        "import dagrad.torch as ext\n"
+        "ext.load_ipython_extension(None)\n"
+        "import torch, torch.nn as nn\n"
+        "from d2l import torch as d2l\n"
+        "assert torch is ext and nn is ext.nn and d2l.__name__ == 'dagrad.d2l'\n"
+        "ext.unload_ipython_extension(None)\n"
+        "import sys; assert 'torch' not in sys.modules\n"
+        "print('redirected')\n")
+    assert run([sys.executable, "-c", code], str(tmp_path), poison_torch=True).strip() == \
+        "redirected"
+    torch_or_skip()
+    late = ("import torch\nimport dagrad.torch as ext\n"
+            "try:\n    ext.load_ipython_extension(None)\nexcept RuntimeError as e:\n"
+            "    print(e)\n")
+    assert "restart the kernel" in run([sys.executable, "-c", late], str(tmp_path))
