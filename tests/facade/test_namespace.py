@@ -99,6 +99,15 @@ def test_normal_follows_pytorch_shapes_and_moments():
         torch.normal(0.0, -1.0, size=(2,))
 
 
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_creation_takes_the_shape_as_size_too(name):
+    """torch.rand(size=(2, 3)) (the book writes it so) is torch.rand(2, 3)."""
+    make = getattr(torch, name)
+    assert make(size=(2, 3)).shape == make(2, 3).shape == make((2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="either positionally or as size="):
+        make(2, size=(3,))
+
+
 def test_data_loader_accepts_worker_arguments_and_builds_batches_itself():
     from dagrad.torch.utils.data import DataLoader, TensorDataset
     data = TensorDataset(torch.arange(10.0), torch.arange(10))
