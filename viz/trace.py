@@ -188,8 +188,9 @@ def _trace(root, grads, names, gradient, variables, outputs):
         for slot, p in enumerate(v.parents):
             if p is not None:
                 sources.append((slot, ids[p]))
-                if slot < len(inputs) and isinstance(inputs[slot], Tensor) and inputs[slot].name:
-                    ids[p].output = ids[p].output or inputs[slot].name    # recorded, and named
+                named = slot < len(inputs) and isinstance(inputs[slot], Tensor) and inputs[slot].name
+                if named and isinstance(p, Function):        # recorded, named, made by an operation
+                    ids[p].output = ids[p].output or inputs[slot].name
                 continue
             kept = slot < len(inputs)                       # an input that needs no gradient
             if kept and inputs[slot] is None:               # an optional input left out

@@ -196,3 +196,4 @@ def test_intermediate_tensors_are_named_on_the_edges_leaving_their_operation():
     (op,) = [n for n in viz.trace(total, names={"scores": scores}).nodes if n.output]
     assert (op.name, op.output) == ("Mul", "scores")
     assert all(n.output is None for n in viz.trace(total).nodes)
+    assert all(n.output is None for n in g.nodes if n.kind != "op")
