@@ -12,7 +12,8 @@ walks that graph in reverse topological order and applies each operation's local
 """
 import numpy as np
 
-from .tensor import Tensor, as_array, as_tensor  # first: the operations import it  # isort: skip
+from .tensor import Tensor, as_array, as_tensor
+from . import tensor_methods  # noqa: F401  (adds x + y, x.sum(), ... to Tensor)
 from . import functional
 from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, normal, ones, ones_like, rand, rand_like, randint, randn,

@@ -1,22 +1,21 @@
 """Every teaching notebook runs top to bottom from a clean kernel (its last cell checks its
 claim, so a notebook that runs is a notebook whose lesson holds), offline, and has the shape
 students rely on: what it teaches and which course section it follows at the top, a cell of
-checks and a few exercises at the end."""
+checks, and exercises that a check judges (or, open-ended, that carry a model answer).
+
+Running a notebook here is the student's first run, with every answer still blank: each
+exercise check must then say "not answered" and the notebook must still run to the end.
+tests/test_exercises_notebooks.py runs them again with the solutions and with wrong answers."""
 import json
-import os
 import pathlib
 import re
 
 import pytest
 
+from tests.notebooks import harness
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
-CELL_TIMEOUT = 300       # a hung cell fails the test instead of stalling CI
-# The kernels run in a student's default environment: the thread settings the test run gives
-# its own processes are removed, so NumPy's BLAS starts with a thread per core, and dagrad's
-# thread policy (autograd/blas.py) must keep the notebooks fast with two kernels on two cores.
-THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
-KERNEL_ENV = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
 
 # What each notebook must teach (issue "Teaching notebooks"): phrases searched, case-insensitive,
 # in its text and code.
@@ -51,23 +50,31 @@ NETWORK_CODE = re.compile(
     r"|pip install|^\s*!|%%(?:bash|sh|script)", re.M)
 
 
-def cells(path):
-    """[(cell type, source text)] of a notebook, read as plain JSON."""
+def tagged_cells(path):
+    """[(cell type, source text, tags)] of a notebook, read as plain JSON."""
     with open(path, encoding="utf-8") as f:
         nb = json.load(f)
     return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list)
-             else c["source"]) for c in nb["cells"]]
+             else c["source"], c.get("metadata", {}).get("tags", [])) for c in nb["cells"]]
+
+
+def cells(path):
+    """[(cell type, source text)] of a notebook."""
+    return [(kind, text) for kind, text, _ in tagged_cells(path)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path):
-    nbformat = pytest.importorskip("nbformat", reason="install the notebooks extra")
-    nbclient = pytest.importorskip("nbclient", reason="install the notebooks extra")
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
-    # raises CellExecutionError, with the cell and traceback, on any error
-    client.execute(env=KERNEL_ENV)
+def test_notebook_runs(path, tmp_path):
+    """The blank notebook runs (raises CellExecutionError, with the cell and traceback, on any
+    error), and every exercise's check ran and said "not answered"."""
+    pytest.importorskip("nbformat", reason="install the notebooks extra")
+    pytest.importorskip("nbclient", reason="install the notebooks extra")
+    nb = harness.read_notebook(path)
+    records = harness.execute(nb, tmp_path / "checks.jsonl")
+    assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
+        "every exercise's check cell calls a check with exercise=<its id>, and no other id"
+    answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]
+    assert not answered, f"checks that did not say 'not answered' on a blank notebook: {answered}"
 
 
 def test_notebooks_are_numbered_uniquely():
@@ -76,19 +83,85 @@ def test_notebooks_are_numbered_uniquely():
     assert set(TOPICS) <= set(numbers), "a notebook of the course is missing"
 
 
+OPEN_ENDED = "(open-ended)"
+MODEL_ANSWER = "<details><summary>A model answer</summary>"
+
+
+def exercise_counts(path):
+    """(exercises a check judges, open-ended exercises with a model answer) of a notebook."""
+    checked = {tag for _, _, tags in tagged_cells(path) for tag in tags
+               if tag.startswith("exercise:")}
+    open_ended = [text for kind, text, _ in tagged_cells(path)
+                  if kind == "markdown" and OPEN_ENDED in text and MODEL_ANSWER in text]
+    return len(checked), len(open_ended)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_opens_with_its_lesson_and_ends_with_checks_and_exercises(path):
+def test_notebook_opens_with_its_lesson_and_has_checks(path):
     parts = cells(path)
     kind, first = parts[0]
     number = path.name.split("_")[0]
     assert kind == "markdown" and first.startswith(f"# {number} ·"), first[:80]
     assert "**What this notebook teaches.**" in first and "**Course section.**" in first
-    (heading_kind, heading), (checks_kind, checks), (last_kind, last) = parts[-3:]
-    assert heading_kind == "markdown" and "## Checks" in heading
-    assert checks_kind == "code"
-    assert len(re.findall(r"^\s*assert\b", checks, re.M)) >= 3, "the checks cell asserts little"
-    assert last_kind == "markdown" and last.startswith("## Exercises")
-    assert len(re.findall(r"^\d+\. ", last, re.M)) >= 3, "a few exercises"
+    checks = [code for (heading_kind, heading), (code_kind, code) in zip(parts, parts[1:])
+              if heading_kind == "markdown" and "## Checks" in heading and code_kind == "code"]
+    assert checks, "a '## Checks' heading followed by the cell that checks the lesson's claims"
+    assert len(re.findall(r"^\s*assert\b", checks[-1], re.M)) >= 3, "the checks cell asserts little"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_exercises_follow_the_protocol(path):
+    """Exercises are numbered 1, 2, ... in the lesson's text; exercise k is either checked (a
+    markdown cell with "Exercise k", the answer cell tagged `exercise:NN.k`, then a check cell
+    tagged `check:NN.k` that passes exercise="NN.k") or open-ended (its markdown says
+    "(open-ended)" and holds a model answer in <details>)."""
+    number = path.name.split("_")[0]
+    parts = tagged_cells(path)
+    if not any(tag.startswith("exercise:") for _, _, tags in parts for tag in tags):
+        # not converted yet: the exercises are a numbered list in a last markdown cell
+        kind, last, _ = parts[-1]
+        assert kind == "markdown" and last.startswith("## Exercises")
+        assert len(re.findall(r"^\d+\. ", last, re.M)) >= 3, "a few exercises"
+        return
+    numbers = []
+    for i, (kind, text, tags) in enumerate(parts):
+        for tag in tags:
+            role, _, ident = tag.partition(":")
+            assert role in ("exercise", "check"), f"unknown tag {tag!r}"
+            lesson, _, k = ident.partition(".")
+            assert lesson == number and k.isdigit(), f"{tag!r}: ids are '{number}.<k>'"
+            assert kind == "code", f"{tag!r} is on a {kind} cell"
+            if role == "exercise":
+                numbers.append(int(k))
+                task_kind, task, _ = parts[i - 1]
+                assert task_kind == "markdown" and re.search(rf"\bExercise {k}\b", task), \
+                    f"the cell before {tag!r} states the task, 'Exercise {k}'"
+                assert "None" in text or "..." in text, f"{tag!r} starts blank (None or ...)"
+                later = [t for _, t, ts in parts[i + 1:] if f"check:{ident}" in ts]
+                assert later, f"exercise {ident} has no check cell after its answer cell"
+            else:
+                assert f'exercise="{ident}"' in text, f"{tag!r} calls a check with exercise=\"{ident}\""
+        if kind == "markdown" and OPEN_ENDED in text:
+            match = re.search(r"\bExercise (\d+)\b", text)
+            assert match and MODEL_ANSWER in text and "</details>" in text, \
+                f"an open-ended exercise names its number and has a model answer:\n{text[:200]}"
+            numbers.append(int(match.group(1)))
+    assert sorted(numbers) == list(range(1, len(numbers) + 1)), f"exercise numbers {numbers}"
+    assert len(numbers) >= 3, "a few exercises"
+
+
+def test_docs_count_the_exercises():
+    """docs/notebooks.md gives, per notebook, the exercises a check judges and the open-ended
+    ones with a model answer, and the totals."""
+    page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    rows = {number: (int(a), int(b)) for number, a, b in
+            re.findall(r"^\| (\d\d) \| (\d+) \| (\d+) \|$", page, re.M)}
+    counts = {p.name[:2]: exercise_counts(p) for p in NOTEBOOKS}
+    assert rows == counts
+    total_checked = sum(a for a, _ in counts.values())
+    total_open = sum(b for _, b in counts.values())
+    assert (f"In all: {total_checked} exercises with a check and {total_open} open-ended "
+            f"exercises with a model answer.") in page
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

@@ -1,0 +1,574 @@
+"""The PyTorch method surface of ``Tensor``: operators, comparisons, elementwise functions,
+reductions, shapes, indexing, in-place updates, casts and ``new_*``.
+
+Each method is a one-line call of an operation in ``autograd/ops``, where the forward, the local
+derivative and the formula's docstring are written. ``autograd/tensor.py`` holds the tensor
+itself (storage, dtype and shape, grad, hooks, version, backward); this module imports it and the
+operations, and ``install`` (at the end) adds the methods below to ``Tensor``. The operations
+import ``tensor.py`` and never this module, so no module imports itself back.
+
+A method PyTorch has and dagrad lacks is added here, calling the operation that computes it.
+"""
+import operator
+
+import numpy as np
+
+from .device import CPU, check_device, parse_to_args
+from .dtypes import promote
+from .inplace import write
+from .ops import composed, elementwise, indexing, linalg, reduction
+from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
+from .tensor import Tensor, raw_data
+
+
+class TensorMethods:
+    """The methods ``install`` adds to ``Tensor`` (``x.sum()``, ``x + y``, ``x.add_(y)``, ...).
+
+    Not a base class: ``Tensor`` is defined before the operations exist (they import it), so
+    the methods are added to it once both are defined.
+    """
+
+    # ------------------------------------------------------------------- in-place updates
+    # Each one is the out-of-place operation written back into this tensor's memory by
+    # ``inplace.write``, which records it in the graph when something requires grad.
+    def zero_(self):
+        return self.fill_(0)
+
+    def fill_(self, value):
+        return write(self, "fill_", _assign, value, arithmetic=False)
+
+    def copy_(self, src):
+        return write(self, "copy_", _assign, src, arithmetic=False)
+
+    def uniform_(self, a=0.0, b=1.0):
+        from .random import generator
+        return self.copy_(generator().uniform(a, b, self.shape))
+
+    def normal_(self, mean=0.0, std=1.0):
+        from .random import generator
+        return self.copy_(generator().normal(mean, std, self.shape))
+
+    def masked_fill_(self, mask, value):
+        return write(self, "masked_fill_", Tensor.masked_fill, mask, value, arithmetic=False)
+
+    def __setitem__(self, index, value):
+        write(self, "__setitem__", indexing.index_put, index, value, arithmetic=False)
+
+    def add_(self, other, alpha=1):
+        return write(self, "add_", Tensor.add, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        return write(self, "sub_", Tensor.sub, other, alpha=alpha)
+
+    def mul_(self, other):
+        return write(self, "mul_", Tensor.mul, other)
+
+    def div_(self, other):
+        return write(self, "div_", Tensor.div, other)
+
+    def pow_(self, exponent):
+        return write(self, "pow_", Tensor.pow, exponent)
+
+    def clamp_(self, min=None, max=None):
+        return write(self, "clamp_", Tensor.clamp, min, max)
+
+    clip_ = clamp_
+
+    def neg_(self):
+        return write(self, "neg_", Tensor.neg)
+
+    def abs_(self):
+        return write(self, "abs_", Tensor.abs)
+
+    def exp_(self):
+        return write(self, "exp_", Tensor.exp)
+
+    def log_(self):
+        return write(self, "log_", Tensor.log)
+
+    def sqrt_(self):
+        return write(self, "sqrt_", Tensor.sqrt)
+
+    def relu_(self):
+        return write(self, "relu_", Tensor.relu)
+
+    def sigmoid_(self):
+        return write(self, "sigmoid_", Tensor.sigmoid)
+
+    def tanh_(self):
+        return write(self, "tanh_", Tensor.tanh)
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    # ---------------------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return elementwise.Add.apply(self, other)
+
+    def __radd__(self, other):
+        return elementwise.Add.apply(other, self)
+
+    def __sub__(self, other):
+        return elementwise.Sub.apply(self, other)
+
+    def __rsub__(self, other):
+        return elementwise.Sub.apply(other, self)
+
+    def __mul__(self, other):
+        return elementwise.Mul.apply(self, other)
+
+    def __rmul__(self, other):
+        return elementwise.Mul.apply(other, self)
+
+    def __truediv__(self, other):
+        return elementwise.Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        return elementwise.Div.apply(other, self)
+
+    def __pow__(self, exponent):
+        return elementwise.Pow.apply(self, exponent)
+
+    def __rpow__(self, base):
+        return elementwise.Pow.apply(base, self)
+
+    def __matmul__(self, other):
+        return linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return linalg.matmul(other, self)
+
+    def __neg__(self):
+        return elementwise.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return elementwise.Abs.apply(self)
+
+    # comparisons and logic: never differentiable; operands meet in their promoted dtype
+    # (x == np.float64(0.1) compares in x's float32, as PyTorch)
+    def __eq__(self, other):
+        return _elementwise(operator.eq, self, other)
+
+    def __ne__(self, other):
+        return _elementwise(operator.ne, self, other)
+
+    def __lt__(self, other):
+        return _elementwise(operator.lt, self, other)
+
+    def __le__(self, other):
+        return _elementwise(operator.le, self, other)
+
+    def __gt__(self, other):
+        return _elementwise(operator.gt, self, other)
+
+    def __ge__(self, other):
+        return _elementwise(operator.ge, self, other)
+
+    def __invert__(self):
+        return Tensor._make(~self._data, None)
+
+    def __and__(self, other):
+        return _elementwise(operator.and_, self, other)
+
+    def __or__(self, other):
+        return _elementwise(operator.or_, self, other)
+
+    def __xor__(self, other):
+        return _elementwise(operator.xor, self, other)
+
+    def eq(self, other):
+        return self == other
+
+    def ne(self, other):
+        return self != other
+
+    def lt(self, other):
+        return self < other
+
+    def le(self, other):
+        return self <= other
+
+    def gt(self, other):
+        return self > other
+
+    def ge(self, other):
+        return self >= other
+
+    def logical_not(self):
+        return Tensor._make(np.logical_not(self._data), None)
+
+    def isnan(self):
+        return Tensor._make(np.isnan(self._data), None)
+
+    def isfinite(self):
+        return Tensor._make(np.isfinite(self._data), None)
+
+    def any(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
+
+    def all(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
+
+    def allclose(self, other, rtol=1e-5, atol=1e-8):
+        return bool(np.allclose(self._data, raw_data(other), rtol=rtol, atol=atol))
+
+    # ---------------------------------------------------------------------- elementwise
+    def add(self, other, alpha=1):
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other, alpha=1):
+        return self - (other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def neg(self):
+        return -self
+
+    def exp(self):
+        return elementwise.Exp.apply(self)
+
+    def log(self):
+        return elementwise.Log.apply(self)
+
+    def sqrt(self):
+        return elementwise.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return 1 / elementwise.Sqrt.apply(self)
+
+    def abs(self):
+        return elementwise.Abs.apply(self)
+
+    def sin(self):
+        return elementwise.Sin.apply(self)
+
+    def cos(self):
+        return elementwise.Cos.apply(self)
+
+    def tanh(self):
+        return elementwise.Tanh.apply(self)
+
+    def sigmoid(self):
+        return elementwise.Sigmoid.apply(self)
+
+    def relu(self):
+        return elementwise.Relu.apply(self)
+
+    def square(self):
+        return elementwise.Mul.apply(self, self)
+
+    def reciprocal(self):
+        return 1 / self
+
+    def sign(self):
+        return composed.sign(self)
+
+    def clamp(self, min=None, max=None):
+        return elementwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return elementwise.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        return elementwise.Minimum.apply(self, other)
+
+    def masked_fill(self, mask, value):
+        return indexing.masked_fill(self, mask, value)
+
+    def to(self, *args, **kwargs):
+        """PyTorch's ``to``: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``,
+        ``to(other)``, ``to(device=..., dtype=..., copy=False)``. The device must be the CPU
+        (see ``ag.device``); the cast is differentiable between floating dtypes. Returns self
+        when nothing changes, as PyTorch, unless ``copy=True``."""
+        dtype, copy = parse_to_args(args, kwargs, "Tensor.to")
+        out = self if dtype is None else elementwise.cast(self, dtype)
+        return out.clone() if copy and out is self else out
+
+    def cpu(self):
+        """This tensor (it is on the CPU already)."""
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        """Raises: dagrad has no GPU (the error says what to do instead)."""
+        check_device("cuda" if device is None else device if isinstance(device, str)
+                     else f"cuda:{device}", "Tensor.cuda")
+
+    @property
+    def device(self):
+        """Where the tensor lives: always ``device(type='cpu')``."""
+        return CPU
+
+    is_cuda = False
+
+    def type(self, dtype):
+        return elementwise.cast(self, dtype)
+
+    def float(self):
+        return elementwise.cast(self, np.float32)
+
+    def double(self):
+        return elementwise.cast(self, np.float64)
+
+    def long(self):
+        return elementwise.cast(self, np.int64)
+
+    def int(self):
+        return elementwise.cast(self, np.int32)
+
+    def bool(self):
+        return elementwise.cast(self, np.bool_)
+
+    def clone(self):
+        """A copy with its own memory that stays in the graph (gradient passes through)."""
+        return elementwise.Clone.apply(self)
+
+    # ----------------------------------------------------------------------- reductions
+    # Reductions forward to the functions of autograd/ops/reduction.py, the tensor first: each
+    # signature (dim/keepdim, the axis/keepdims aliases) and docstring is written there, once.
+    def sum(self, *args, **kwargs):
+        return reduction.sum(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return reduction.mean(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return reduction.var(self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return reduction.std(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return reduction.prod(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return reduction.max(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return reduction.min(self, *args, **kwargs)
+
+    def amax(self, *args, **kwargs):
+        return reduction.amax(self, *args, **kwargs)
+
+    def amin(self, *args, **kwargs):
+        return reduction.amin(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return reduction.argmax(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return reduction.argmin(self, *args, **kwargs)
+
+    def logsumexp(self, *args, **kwargs):
+        return reduction.logsumexp(self, *args, **kwargs)
+
+    def softmax(self, *args, **kwargs):
+        return reduction.softmax(self, *args, **kwargs)
+
+    def log_softmax(self, *args, **kwargs):
+        return reduction.log_softmax(self, *args, **kwargs)
+
+    def norm(self, *args, **kwargs):
+        return reduction.norm(self, *args, **kwargs)
+
+    # -------------------------------------------------------------------------- shapes
+    def reshape(self, *shape):
+        return shape_ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        return shape_ops.reshape(self, *shape)
+
+    def view_as(self, other):
+        return shape_ops.reshape(self, other.shape)
+
+    def reshape_as(self, other):
+        return shape_ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return shape_ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return shape_ops.unflatten(self, dim, sizes)
+
+    def transpose(self, dim0, dim1):
+        return shape_ops.transpose(self, dim0, dim1)
+
+    swapaxes = transpose
+
+    def permute(self, *dims):
+        return shape_ops.permute(self, *dims)
+
+    @property
+    def T(self):
+        """All dimensions reversed (the matrix transpose for 2-D tensors)."""
+        return shape_ops.permute(self, *range(self.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a batch of matrices transposed)."""
+        return shape_ops.transpose(self, -2, -1)
+
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape {self.shape}")
+        return self.T
+
+    def unsqueeze(self, dim):
+        return shape_ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return shape_ops.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return shape_ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return shape_ops.broadcast_to(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return shape_ops.broadcast_to(self, shape)
+
+    def flip(self, dims):
+        return shape_ops.flip(self, dims)
+
+    def repeat(self, *sizes):
+        return shape_ops.repeat(self, *sizes)
+
+    def split(self, split_size_or_sections, dim=0):
+        return shape_ops.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return shape_ops.chunk(self, chunks, dim)
+
+    def contiguous(self):
+        return self
+
+    # ------------------------------------------------------------------------ indexing
+    def __getitem__(self, index):
+        return indexing.getitem(self, index)
+
+    def gather(self, dim, index):
+        return indexing.gather(self, dim, index)
+
+    def index_select(self, dim, index):
+        return indexing.index_select(self, dim, index)
+
+    def matmul(self, other):
+        return linalg.matmul(self, other)
+
+    def mm(self, other):
+        return linalg.matmul(self, other)
+
+    def dot(self, other):
+        return linalg.matmul(self, other)
+
+    def bmm(self, other):
+        return composed.bmm(self, other)
+
+    # ------------------------------------------------ composed operations (ops/composed.py)
+    def sinh(self):
+        return composed.sinh(self)
+
+    def cosh(self):
+        return composed.cosh(self)
+
+    def tril(self, diagonal=0):
+        return composed.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return composed.triu(self, diagonal)
+
+    def narrow(self, dim, start, length):
+        return composed.narrow(self, dim, start, length)
+
+    def floor(self):
+        return composed.floor(self)
+
+    def ceil(self):
+        return composed.ceil(self)
+
+    def round(self, decimals=0):
+        return composed.round(self, decimals)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return composed.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return composed.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return composed.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim, dtype=None):
+        return composed.cumsum(self, dim, dtype)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return composed.repeat_interleave(self, repeats, dim)
+
+    # --------------------------------------------- new tensors like this one (PyTorch's new_*)
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A new leaf from ``data`` with this tensor's dtype unless ``dtype`` is given."""
+        from .creation import tensor
+        return tensor(data, dtype or self.dtype, device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from .creation import zeros
+        return zeros(*size, dtype=dtype or self.dtype, device=device,
+                     requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from .creation import ones
+        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        from .creation import full
+        return full(size, fill_value, dtype or self.dtype, device, requires_grad)
+
+
+def _elementwise(op, a, b):
+    """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
+    a, b = promote(raw_data(a), raw_data(b))
+    return Tensor._make(np.asarray(op(a, b)), None)
+
+
+def _assign(old, value):
+    """``value`` broadcast to ``old``'s shape (what copy_ and fill_ write); in the graph the
+    gradient goes to ``value`` and none to the overwritten ``old``."""
+    return elementwise.Where.apply(np.True_, value, old)
+
+
+# What a class statement puts in every class's namespace: not methods, never copied. (A class
+# that defines __eq__ gets __hash__ = None; Tensor keeps hashing by identity.)
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                      "__hash__", "__firstlineno__", "__static_attributes__"}
+
+
+def install(cls, methods=TensorMethods):
+    """Add every method, property and constant of ``methods`` to ``cls``. A name ``cls``
+    defines already is an error: each method is written in one place."""
+    for name, member in vars(methods).items():
+        if name in _CLASS_BOOKKEEPING:
+            continue
+        if name in vars(cls):
+            raise TypeError(f"Tensor.{name} is defined both in tensor.py and in "
+                            f"tensor_methods.py; keep one")
+        setattr(cls, name, member)
+
+
+install(Tensor)

@@ -1,0 +1,127 @@
+"""Run a teaching notebook as a student would: blank, with the solutions typed in, or with
+wrong answers typed in, and read back what every exercise check said.
+
+The exercise protocol (docs/notebooks.md, "Exercises"): the cell where the student answers
+exercise `08.3` is tagged `exercise:08.3`, the cell that judges it `check:08.3`, and each check
+appends one JSON line {"exercise", "ok", "diagnosis", "message"} to the file named by the
+environment variable DAGRAD_EXERCISES_LOG. Answers to inject are plain Python files in the
+"percent" format: a line `# %% exercise 08.3` starts the text that replaces that cell's source;
+a wrong answer may open with `# expect: <diagnosis>`, the diagnosis its check must give.
+"""
+import copy
+import json
+import os
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = ROOT / "notebooks"
+SOLUTIONS_DIR = NOTEBOOK_DIR / "solutions"
+WRONG_ANSWERS_DIR = ROOT / "tests" / "notebooks" / "wrong_answers"
+
+CELL_TIMEOUT = 300       # a hung cell fails the test instead of stalling CI
+# The kernels run in a student's default environment: the thread settings the test run gives
+# its own processes are removed, so NumPy's BLAS starts with a thread per core, and dagrad's
+# thread policy (autograd/blas.py) must keep the notebooks fast with two kernels on two cores.
+THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+LOG_VARIABLE = "DAGRAD_EXERCISES_LOG"
+
+SECTION = re.compile(r"^# %% exercise (\d\d\.\d+)[ \t]*$", re.M)
+EXPECT = re.compile(r"\A\s*# expect: *(\w+)[ \t]*$", re.M)
+TAG = re.compile(r"^(exercise|check):(\d\d\.\d+)$")
+
+
+def read_notebook(path):
+    """The notebook as an nbformat node (version 4), ready to execute."""
+    import nbformat
+    return nbformat.read(str(path), as_version=4)
+
+
+def notebook_json(path):
+    """The notebook as plain JSON (enough to read its cells and tags)."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def tagged_cells(nb, kind):
+    """{exercise id: [cell, ...]} for the cells tagged `kind:<id>` (kind: exercise or check)."""
+    found = {}
+    for cell in nb["cells"]:
+        for tag in cell.get("metadata", {}).get("tags", []):
+            match = TAG.match(tag)
+            if match and match.group(1) == kind:
+                found.setdefault(match.group(2), []).append(cell)
+    return found
+
+
+def exercise_ids(nb):
+    """The ids of the exercises whose answer cell is in the notebook, in notebook order."""
+    return list(tagged_cells(nb, "exercise"))
+
+
+def read_sections(path):
+    """{exercise id: source} of a percent-format answers file; {} when the file is absent."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    marks = list(SECTION.finditer(text))
+    sections = {}
+    for mark, following in zip(marks, marks[1:] + [None]):
+        body = text[mark.end():following.start() if following else len(text)]
+        ident = mark.group(1)
+        if ident in sections:
+            raise ValueError(f"{path.name}: exercise {ident} appears twice")
+        sections[ident] = body.strip("\n") + "\n"
+    return sections
+
+
+def expected_diagnosis(source):
+    """The diagnosis named by a wrong answer's `# expect: ...` first line, or None."""
+    match = EXPECT.match(source)
+    return match.group(1) if match else None
+
+
+def inject(nb, sections):
+    """A copy of `nb` whose exercise cells hold the given sources (other cells unchanged)."""
+    nb = copy.deepcopy(nb)
+    cells = tagged_cells(nb, "exercise")
+    unknown = set(sections) - set(cells)
+    if unknown:
+        raise ValueError(f"answers for exercises the notebook does not have: {sorted(unknown)}")
+    for ident, source in sections.items():
+        for cell in cells[ident]:
+            cell["source"] = source
+    return nb
+
+
+def execute(nb, log_path):
+    """Run `nb` top to bottom in a fresh kernel from the notebooks folder, with the checks
+    logging to `log_path`; return the logged records, in order. Raises nbclient's
+    CellExecutionError (naming the cell and its traceback) if any cell fails."""
+    import nbclient
+    log_path = pathlib.Path(log_path)
+    log_path.write_text("", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
+    env[LOG_VARIABLE] = str(log_path)
+    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                     resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client.execute(env=env)
+    return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def by_exercise(records):
+    """{exercise id: [record, ...]} of logged check results."""
+    grouped = {}
+    for record in records:
+        grouped.setdefault(record["exercise"], []).append(record)
+    return grouped
+
+
+def solutions_path(notebook):
+    return SOLUTIONS_DIR / (pathlib.Path(notebook).stem + ".py")
+
+
+def wrong_answers_path(notebook):
+    return WRONG_ANSWERS_DIR / (pathlib.Path(notebook).stem + ".py")
