@@ -28,4 +28,4 @@ one_sample_is = "b"
 
 # %% exercise 11.6
 # K samples first, then one row per digit, then the latent dimensions
-z_shape = (10, 360, 2)
+z_shape = (10, len(X_test), 2)

@@ -31,4 +31,4 @@ one_sample_is = "a"
 # %% exercise 11.6
 # expect: shape
 # the digits first
-z_shape = (360, 10, 2)
+z_shape = (len(X_test), 10, 2)
