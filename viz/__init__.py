@@ -12,6 +12,7 @@
     viz.sequence_gradient_norms(rnn, x)  # ‖∂L/∂x_t‖ per time step (vanishing gradients)
     z = viz.TSNE().fit_transform(X)      # a 2-D map of embeddings ...
     viz.embedding_plot(z, labels=y)      # ... drawn with a label on every point
+    viz.draw(value, grads=True)          # another engine's graph (micrograd's Value): viz.foreign
 
 Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
 program for SVG), ``viz.plots`` needs matplotlib.
