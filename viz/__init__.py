@@ -5,6 +5,7 @@
     viz.draw(loss, grads=True)           # a graphviz.Digraph; shows inline in Jupyter
     viz.save(viz.draw(loss), "g.svg")    # SVG, PNG or PDF by extension
     viz.player(viz.steps(loss))          # step through forward then backward, one op a frame
+    viz.player(viz.steps(loss), quiz=True)   # ... asking for each δ before showing it
     norms = viz.GradNorms(model)         # per-layer gradient norms during training
     viz.plots.grad_norms(norms)          # ... and history, attention, latent, images plots
     with viz.record():                   # keep every intermediate value for the pictures

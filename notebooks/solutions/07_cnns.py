@@ -11,7 +11,8 @@ true_conv_2d = [[5, 11], [23, 29]]
 X_ex = ag.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [2.0, 1.0, 1.0]], dtype=ag.float64, requires_grad=True)
 K_ex = ag.tensor([[1.0, -1.0], [2.0, 0.5]], dtype=ag.float64, requires_grad=True)
 G_ex = np.array([[1.0, 0.0], [-2.0, 1.0]])                       # δ_Y
-conv_loss = (F.conv2d(X_ex[None, None], K_ex[None, None])[0, 0] * ag.tensor(G_ex)).sum()
+with viz.record():                                                 # keep every value for the picture
+    conv_loss = (F.conv2d(X_ex[None, None], K_ex[None, None])[0, 0] * ag.tensor(G_ex)).sum()
 X_np, K_np = X_ex.numpy(), K_ex.numpy()
 # δ_K[a, b] = Σ_ij δ_Y[i, j] X[i+a, j+b]: the input correlated with δ_Y
 delta_K = corr2d(X_np, G_ex)
@@ -28,7 +29,8 @@ sizes = [16, 24, 9]
 X_mp = ag.tensor([[1.0, 5.0, 2.0, 0.0], [3.0, 2.0, 8.0, 1.0], [0.0, 4.0, 1.0, 1.0], [6.0, 2.0, 3.0, 7.0]],
                  dtype=ag.float64, requires_grad=True)
 G_mp = np.array([[1.0, -2.0], [3.0, 0.5]])
-pool_loss = (F.max_pool2d(X_mp[None, None], 2)[0, 0] * ag.tensor(G_mp)).sum()
+with viz.record():
+    pool_loss = (F.max_pool2d(X_mp[None, None], 2)[0, 0] * ag.tensor(G_mp)).sum()
 # the maxima: 5 at (0, 1), 8 at (1, 2), 6 at (3, 0), 7 at (3, 3); every other input gets 0
 delta_X_mp = np.zeros((4, 4))
 delta_X_mp[0, 1], delta_X_mp[1, 2], delta_X_mp[3, 0], delta_X_mp[3, 3] = 1.0, -2.0, 3.0, 0.5

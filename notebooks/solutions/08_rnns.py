@@ -16,9 +16,10 @@ b_h = ag.tensor(np.full(3, 0.1), dtype=ag.float64, requires_grad=True)
 x_steps = rng_ex.normal(size=(4, 2))
 c_out = np.array([1.0, -2.0, 0.5])
 h_ex = ag.zeros(3, dtype=ag.float64)
-for x_t in x_steps:
-    h_ex = ag.tanh(W_xh @ ag.tensor(x_t) + W_hh @ h_ex + b_h)
-rnn_loss = (h_ex * ag.tensor(c_out)).sum()
+with viz.record():
+    for x_t in x_steps:
+        h_ex = ag.tanh(W_xh @ ag.tensor(x_t) + W_hh @ h_ex + b_h)
+    rnn_loss = (h_ex * ag.tensor(c_out)).sum()
 Wx, Wh, bh = W_xh.numpy(), W_hh.numpy(), b_h.numpy()
 # forward, keeping h_0 .. h_4
 hs = [np.zeros(3)]

@@ -5,7 +5,8 @@ replaces the answer cell of the exercise it names; the working is in the comment
 emb_ex = nn.Embedding(10, 4)
 ids_ex = np.array([3, 7, 3])
 G_emb = np.arange(12.0).reshape(3, 4)
-emb_loss = (emb_ex(ids_ex) * ag.tensor(G_emb, dtype=ag.float32)).sum()
+with viz.record():
+    emb_loss = (emb_ex(ids_ex) * ag.tensor(G_emb, dtype=ag.float32)).sum()
 delta_W_emb = np.zeros((10, 4))
 np.add.at(delta_W_emb, ids_ex, G_emb)     # row 3 gets rows 0 and 2 of G added, row 7 row 1
 
@@ -18,7 +19,8 @@ rng_ns = np.random.default_rng(5)
 v_c = ag.tensor(rng_ns.normal(size=3), dtype=ag.float64, requires_grad=True)
 u_o = ag.tensor(rng_ns.normal(size=3), dtype=ag.float64, requires_grad=True)
 U_noise = ag.tensor(rng_ns.normal(size=(2, 3)), dtype=ag.float64, requires_grad=True)
-ns_loss = -ag.log(ag.sigmoid((u_o * v_c).sum())) - ag.log(ag.sigmoid(-(U_noise @ v_c))).sum()
+with viz.record():
+    ns_loss = -ag.log(ag.sigmoid((u_o * v_c).sum())) - ag.log(ag.sigmoid(-(U_noise @ v_c))).sum()
 v_np, uo_np, U_np = v_c.numpy(), u_o.numpy(), U_noise.numpy()
 sig = lambda s: 1 / (1 + np.exp(-s))
 s_o, s_k = uo_np @ v_np, U_np @ v_np

@@ -10,7 +10,8 @@ true_conv_2d = [[19, 25], [37, 43]]
 X_ex = ag.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [2.0, 1.0, 1.0]], dtype=ag.float64, requires_grad=True)
 K_ex = ag.tensor([[1.0, -1.0], [2.0, 0.5]], dtype=ag.float64, requires_grad=True)
 G_ex = np.array([[1.0, 0.0], [-2.0, 1.0]])
-conv_loss = (F.conv2d(X_ex[None, None], K_ex[None, None])[0, 0] * ag.tensor(G_ex)).sum()
+with viz.record():                                                 # keep every value for the picture
+    conv_loss = (F.conv2d(X_ex[None, None], K_ex[None, None])[0, 0] * ag.tensor(G_ex)).sum()
 X_np, K_np = X_ex.numpy(), K_ex.numpy()
 # δ_K right, but the kernel is not flipped for δ_X
 delta_K = corr2d(X_np, G_ex)
@@ -25,7 +26,8 @@ sizes = [16, 30, 9]
 X_mp = ag.tensor([[1.0, 5.0, 2.0, 0.0], [3.0, 2.0, 8.0, 1.0], [0.0, 4.0, 1.0, 1.0], [6.0, 2.0, 3.0, 7.0]],
                  dtype=ag.float64, requires_grad=True)
 G_mp = np.array([[1.0, -2.0], [3.0, 0.5]])
-pool_loss = (F.max_pool2d(X_mp[None, None], 2)[0, 0] * ag.tensor(G_mp)).sum()
+with viz.record():
+    pool_loss = (F.max_pool2d(X_mp[None, None], 2)[0, 0] * ag.tensor(G_mp)).sum()
 # average pooling's rule: δ/4 to every input of the window
 delta_X_mp = np.kron(G_mp, np.ones((2, 2))) / 4
 

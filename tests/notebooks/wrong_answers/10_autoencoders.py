@@ -10,8 +10,9 @@ k_90 = int(np.argmax(explained >= 0.9))
 rng_tied = np.random.default_rng(3)
 X_tied = rng_tied.normal(size=(4, 3))
 W_tied = ag.tensor(rng_tied.normal(size=(2, 3)), dtype=ag.float64, requires_grad=True)
-H_t = ag.tensor(X_tied) @ W_tied.T
-tied_loss = ((H_t @ W_tied - ag.tensor(X_tied)) ** 2).sum()
+with viz.record():
+    H_t = ag.tensor(X_tied) @ W_tied.T
+    tied_loss = ((H_t @ W_tied - ag.tensor(X_tied)) ** 2).sum()
 W_np = W_tied.numpy()
 H_np = X_tied @ W_np.T
 R = H_np @ W_np - X_tied
@@ -28,9 +29,10 @@ r_half = 1.0
 rng_kl = np.random.default_rng(4)
 H_kl = ag.tensor(rng_kl.uniform(0.05, 0.95, size=(5, 3)), dtype=ag.float64, requires_grad=True)
 target_pi = 0.05
-pi_hat = H_kl.mean(0)
-omega = (target_pi * ag.log(target_pi / pi_hat)
-         + (1 - target_pi) * ag.log((1 - target_pi) / (1 - pi_hat))).sum()
+with viz.record():
+    pi_hat = H_kl.mean(0)
+    omega = (target_pi * ag.log(target_pi / pi_hat)
+             + (1 - target_pi) * ag.log((1 - target_pi) / (1 - pi_hat))).sum()
 H_np = H_kl.numpy()
 p_hat = H_np.mean(0)
 # the 1/N of the mean forgotten
