@@ -8,6 +8,20 @@ u_value = u.item()
 delta_h1 = 2 * (h3 - target) * u_value ** 2
 
 # %% exercise 08.2
+# expect: missing_local_derivative
+class StepTanh(ag.Function):
+    """y = tanh(a);   dy/da = 1 - y²"""
+    def forward(ctx, a):
+        y = np.tanh(a)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        # the upstream δ passed straight through: tanh's own derivative left out
+        return grad
+
+# %% exercise 08.3
 rng_ex = np.random.default_rng(1)
 W_xh = ag.tensor(0.5 * rng_ex.normal(size=(3, 2)), dtype=ag.float64, requires_grad=True)
 W_hh = ag.tensor(0.5 * rng_ex.normal(size=(3, 3)), dtype=ag.float64, requires_grad=True)
@@ -32,28 +46,28 @@ for t in range(4, 0, -1):
     d_b += d_a
     d_h = Wh @ d_a                                # W_hh not transposed on the way back
 
-# %% exercise 08.3
+# %% exercise 08.4
 # expect: value
 # as if each step took 5% (or 50%) away from what was there at the start
 memory_fractions = [1 - 40 * 0.05, max(0.0, 1 - 40 * 0.5)]
 
-# %% exercise 08.4
+# %% exercise 08.5
 # expect: value
 # one factor too many: T steps instead of T - 1
 dL_dx1 = 1.5 ** 20
 
-# %% exercise 08.5
+# %% exercise 08.6
 # expect: value
 # each entry clipped to [-5, 5]: that is clip_grad_value_, which changes the direction
 clipped = [5.0, -5.0]
 
-# %% exercise 08.6
+# %% exercise 08.7
 # expect: value
 c_t = np.array([0.9 * 1.0 + 0.2 * 0.5, 0.1 * 1.0 + 0.8 * -1.0])
 # the tanh of the memory forgotten
 c_and_h = [c_t, np.array([1.0, 0.5]) * c_t]
 
-# %% exercise 08.8
+# %% exercise 08.9
 # expect: value
 # the scores used as weights, without the softmax
 e = np.array([1.0, 2.0, 0.5])

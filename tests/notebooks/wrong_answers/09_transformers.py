@@ -15,21 +15,35 @@ delta_A = G_s @ V_s.T
 delta_S = A_s * (1 - A_s) * delta_A
 
 # %% exercise 09.3
+# expect: factor
+class Scores(ag.Function):
+    """S = Q Kᵀ / √d_k"""
+    def forward(ctx, Q, K):
+        ctx.save(Q, K)
+        ctx.scale = 1 / np.sqrt(Q.shape[-1])
+        return Q @ K.T * ctx.scale
+
+    def backward(ctx, grad):
+        Q, K = ctx.saved
+        # the scale 1/√d forgotten on the way back
+        return grad @ K, grad.T @ Q
+
+# %% exercise 09.4
 # expect: value
 # the standard deviation √d given instead of the variance
 score_variances = [8, 1 / 8]
 
-# %% exercise 09.4
+# %% exercise 09.5
 # expect: value
 # as if every head had its own full-width projections
 mha_params = [2 * (3 * 64 + 24) + 72, 4 * (3 * 64 + 24) + 72]
 
-# %% exercise 09.5
+# %% exercise 09.6
 # expect: value
 # the blocked entries zeroed without renormalising the rows
 A_causal = np.tril(np.ones((4, 4))) / 4
 
-# %% exercise 09.6
+# %% exercise 09.7
 # expect: value
 # the 2π forgotten: 10000^(2i/d) is in radians, not in turns
 period = 10000 ** (2 * 4 / 32)
