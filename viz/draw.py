@@ -110,7 +110,8 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
                       f"modules", stacklevel=2)
     if not isinstance(root, Graph):
         root = trace(root, grads=grads, params=params, gradient=gradient, names=names)
-    return render(root, options)
+    # a graph may carry its own marks (viz.foreign: a .grad that disagrees with its edges)
+    return render(root, options, emphasis=getattr(root, "emphasis", None))
 
 
 def render(graph, options, timeline=None, emphasis=None):

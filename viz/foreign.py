@@ -193,7 +193,44 @@ def trace(root, grads=False, names=None):
     if src.kind == "op":
         edges.append(Edge(src.id, out.id, 0, out.value, out.shape, out.dtype,
                           out.grad if grads else None))
-    return Graph(nodes, edges, out.id, bool(grads))
+    graph = Graph(nodes, edges, out.id, bool(grads))
+    if grads:
+        graph.disagreements = disagreements(graph)
+        graph.emphasis = _emphasis(graph, graph.disagreements)
+    return graph
+
+
+def disagreements(graph, rtol=1e-6, atol=1e-9):
+    """{node id: Σ of the δ's on its out-edges} for every value whose ``.grad`` (as the engine
+    computed it) differs from that sum: the engine's backward went wrong there, or before.
+    Values with an edge of unknown δ are not judged."""
+    sums, unknown = {}, set()
+    for e in graph.edges:
+        if e.grad is None:
+            unknown.add(e.src)
+        else:
+            sums[e.src] = sums.get(e.src, 0.0) + e.grad
+    found = {}
+    for n in graph.nodes:
+        if n.id in sums and n.id not in unknown and n.grad is not None and \
+                not np.allclose(n.grad, sums[n.id], rtol=rtol, atol=atol):
+            found[n.id] = sums[n.id]
+    return found
+
+
+def _emphasis(graph, found):
+    """Marks, in words, for the values whose ``.grad`` disagrees with their edges."""
+    if not found:
+        return None
+    from . import labels
+    from .draw import Emphasis
+    marks = {}
+    for node_id, total in found.items():
+        text = labels.escape(f"⚠ .grad is {labels.array(graph[node_id].grad, 3)}, but its "
+                             f"edges' δ's add up to {labels.array(total, 3)}")
+        marks[node_id] = ({"color": "#d50000", "penwidth": "2.5", "style": "rounded,filled,dashed"},
+                          [f'<FONT COLOR="#d50000" POINT-SIZE="10">{text}</FONT>'])
+    return Emphasis(marks)
 
 
 def _name(v, variables):

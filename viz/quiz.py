@@ -39,6 +39,10 @@ LOCAL_RULES = {
     "MatMul": ("δ_a = δ_out @ bᵀ", "δ_b = aᵀ @ δ_out"),
 }
 SYMBOLS = {1: ("x",), 2: ("a", "b")}
+# the operation names of other engines (viz.foreign, micrograd's Value) with a rule above
+FOREIGN_NAMES = {"+": "Add", "add": "Add", "*": "Mul", "mul": "Mul", "-": "Sub", "sub": "Sub",
+                 "/": "Div", "div": "Div", "neg": "Neg", "tanh": "Tanh", "exp": "Exp",
+                 "log": "Log", "relu": "Relu", "sigmoid": "Sigmoid"}
 
 
 def questions(frames):
@@ -73,7 +77,9 @@ def rule_text(graph, op, edge):
     ``δ_a = δ_out · b, with δ_out = 2 and b = 3``."""
     inputs = sorted(graph.edges_into(op.id), key=lambda e: e.slot)
     count = max((e.slot for e in inputs), default=0) + 1
-    rules = LOCAL_RULES.get(op.name)
+    rules = LOCAL_RULES.get(op.name) or LOCAL_RULES.get(FOREIGN_NAMES.get(op.name.lower()))
+    if rules is None and op.name.startswith("**"):        # micrograd's power x ** k
+        rules = (f"δ_x = δ_out · {op.name[2:]} · x^({op.name[2:]} − 1)",)
     if rules is None or len(rules) != count or edge.slot >= len(rules):
         part = _derivative_part(op.formula)
         rule = (f"δ = δ_out · (the local derivative: {part})" if part else
@@ -124,6 +130,7 @@ STYLE = """
 #{uid} .vz-q.vz-wrong .vz-q-feedback {{ color: #b71c1c; }}
 #{uid} .vz-quiz-note {{ display: none; color: #555; margin: 4px 0; }}
 #{uid} .vz-quiz-note.vz-current {{ display: block; }}
+#{uid} .vz-quiz-score {{ color: #555; font-size: 12px; }}
 .vz-quiz-hidden {{ visibility: hidden; }}
 .vz-ask path, .vz-ask polygon {{ stroke: #e65100 !important; stroke-width: 3 !important; }}
 .vz-ask polygon {{ fill: #e65100 !important; }}
@@ -135,6 +142,7 @@ SCRIPT = """
   var asked = {questions}, tol = {tol};
   var state = asked.map(function () {{ return null; }});
   var items = root.querySelectorAll(".vz-q"), notes = root.querySelectorAll(".vz-quiz-note");
+  var score = root.querySelector(".vz-quiz-score");
   function group(id) {{ return root.querySelector("#{uid}-" + id); }}
   function parse(text) {{
     var parts = text.split(/[\\s,;\\[\\]()]+/).filter(function (s) {{ return s.length; }});
@@ -168,6 +176,9 @@ SCRIPT = """
     notes.forEach(function (n) {{
       n.classList.toggle("vz-current", n.dataset.frames.split(" ").indexOf(String(frame)) >= 0);
     }});
+    function count(v) {{ return state.filter(function (s) {{ return s === v; }}).length; }}
+    score.textContent = "Your answers: " + count("right") + " right, " + count("wrong") +
+      " wrong (of " + asked.length + " δ's asked; your last answer to each counts).";
   }}
   function answer(k, reveal) {{
     var q = asked[k], item = items[k], box = item.querySelector("input");
@@ -229,6 +240,7 @@ def quiz_parts(frames, uid, tol):
         if frames_of_note:
             blocks.append(f'<div class="vz-quiz-note" data-frames="'
                           f'{" ".join(map(str, frames_of_note))}">{html.escape(text)}</div>')
+    blocks.append('<div class="vz-quiz-score"></div>')
     panel = f'<div class="vz-quiz">{"".join(blocks)}</div>'
     data = json.dumps(asked, ensure_ascii=False).replace("</", "<\\/")
     return panel, STYLE.format(uid=uid), SCRIPT.format(uid=uid, questions=data, tol=float(tol))

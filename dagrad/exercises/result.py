@@ -62,6 +62,10 @@ class CheckResult:
             lines.append(_text_table(self.table))
         return "\n".join(line for line in lines if line)
 
+    def _repr_pretty_(self, printer, cycle):
+        """IPython in a terminal shows the text, as ``print`` does."""
+        printer.text(str(self))
+
     def __repr__(self):
         return (f"<CheckResult {self.verdict}{' ' + self.exercise if self.exercise else ''}"
                 f"{' (' + self.diagnosis + ')' if self.diagnosis else ''}>")

@@ -203,3 +203,35 @@ def test_wrong_setup_is_a_clear_error():
         check_backward(np.tanh, X)
     with pytest.raises(ValueError, match="floating-point"):
         check_backward((np.negative, lambda g, i: -g), np.array([1, 2]))
+
+
+def test_backwards_written_with_ctx_xp_and_broadcasting_pass_second_order():
+    class TanhXp(ag.Function):
+        def forward(ctx, x):
+            ctx.save(x)
+            return np.tanh(x)
+
+        def backward(ctx, grad):
+            x, = ctx.saved
+            return grad * (1 - ctx.xp.tanh(x) ** 2)
+
+    class BiasMul(ag.Function):
+        def forward(ctx, x, b):
+            ctx.save(x, b)
+            return x * b
+
+        def backward(ctx, grad):
+            x, b = ctx.saved
+            return grad * b, grad * x        # the engine sums the second over axis 0
+    assert "second order" in check_backward(TanhXp, X).message
+    r = check_backward(BiasMul, A, np.array([0.1, -0.2, 0.3]))
+    assert r.ok and r.table[2][2] == "✓ right (summed)" and r.table[2][4] == "✓ right"
+
+
+def test_a_gradient_of_another_shape_and_a_plain_wrong_value():
+    def wrong_shape(g, x):
+        return g.reshape(-1)[:4]
+    r = check_backward((np.sin, wrong_shape), A)
+    assert r.diagnosis == "shape" and "shape (4,)" in r.message
+    r = check_backward((np.sin, lambda g, x: g * np.sin(x)), X)
+    assert r.diagnosis == "value" and "should be" in r.message and "grad = [" in r.message

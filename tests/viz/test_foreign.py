@@ -145,3 +145,51 @@ def test_the_drawing_has_a_delta_on_every_edge_in_chromium(tmp_path):
     assert len(visible) == 10
     assert all(any(t.startswith("δ") for t in texts) for texts in visible), visible
     assert any("δ -1.5" in texts for texts in visible)     # x1's edge: w1 · 0.5
+
+
+def test_a_wrong_backward_in_the_engine_shows_where_grad_disagrees_with_its_edges():
+    y, a, c = reuse()
+    assert viz.trace(y, grads=True).disagreements == {}
+
+    class Buggy(Value):
+        """The classic bug: ``=`` instead of ``+=``, so a value used twice keeps one δ."""
+        def __mul__(self, other):
+            other = other if isinstance(other, Value) else Buggy(other)
+            out = Buggy(self.data * other.data, (self, other), "*")
+
+            def _backward():
+                self.grad = other.data * out.grad
+                other.grad = self.data * out.grad
+            out._backward = _backward
+            return out
+    a, b = Buggy(2.0, label="a"), Buggy(-3.0, label="b")
+    y = a * b * a                          # a is used twice: ∂y/∂a = 2ab = -12
+    y.backward()
+    assert a.grad != -12.0
+    g = viz.trace(y, grads=True)
+    a_node = next(n for n in g.nodes if n.name == "a")
+    assert set(g.disagreements) == {a_node.id}
+    assert float(g.disagreements[a_node.id]) == pytest.approx(-12.0)
+    svg = viz.render.svg(viz.draw(y, grads=True))
+    assert "⚠ .grad is &#45;6, but its edges&#39; δ&#39;s add up to &#45;12" in svg
+
+
+def test_steps_and_the_quiz_player_work_on_a_foreign_graph():
+    o, _ = neuron()
+    frames = viz.steps(o)
+    assert len(frames) == 2 * 5 and frames[-1].title == "Backward 5/5: *"
+    from dagrad.viz.quiz import questions
+    asked = {q["label"]: q for q in questions(frames)}
+    assert asked["+ → tanh"]["rule"].startswith("δ_x = δ_out · (1 − out²), with δ_out = 1")
+    assert asked["w1 → *"]["rule"].startswith("δ_")
+    assert "vz-q" in viz.player(frames, quiz=True).html
+
+
+def test_a_tuple_of_inputs_keeps_both_uses_of_a_square():
+    r = Node(-0.5, name="r")
+    L = Node(0.25, [r, r], "*", name="L")
+    L.grad, r.grad = 1.0, 2 * -0.5
+    g = viz.trace(L, grads=True)
+    into_product = [e for e in g.edges if g[e.dst].name == "*"]
+    assert [float(e.grad) for e in into_product] == [-0.5, -0.5]   # L.grad · r on each edge
+    assert g.disagreements == {}
