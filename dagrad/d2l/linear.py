@@ -271,6 +271,23 @@ def evaluate_loss(net, data_iter, loss):
     return metric[0] / metric[1]
 
 
+def evaluate_accuracy_gpu(net, data_iter, device=None):
+    """The fraction of correct predictions of ``net`` over ``data_iter``, in evaluation mode
+    and without recording a graph (the device is always the CPU here)."""
+    if isinstance(net, nn.Module):
+        net.eval()
+    metric = Accumulator(2)
+    with torch.no_grad():
+        for X, y in data_iter:
+            metric.add(accuracy(net(X), y), y.numel())
+    return metric[0] / metric[1]
+
+
+def get_dataloader_workers():
+    """The book's number of loader processes (dagrad's loader builds batches in-process)."""
+    return 4
+
+
 def get_fashion_mnist_labels(labels):
     """The Fashion-MNIST class names of ``labels``."""
     return [FASHION_LABELS[int(i)] for i in labels]
