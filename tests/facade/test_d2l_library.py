@@ -176,6 +176,24 @@ def test_download_finds_the_books_file_and_fetches_nothing(tmp_path):
         d2l.download("no such data", str(tmp_path))
 
 
+def test_the_books_own_mt_fra_eng_download_finds_the_zip_or_the_unpacked_folder(tmp_path):
+    """The book's section writes d2l.extract(d2l.download(DATA_URL + 'fra-eng.zip', root))."""
+    url = d2l.DATA_URL + "fra-eng.zip"
+    with pytest.raises(FileNotFoundError, match="fra-eng.zip does not exist.*unpacks into"):
+        d2l.download(url, str(tmp_path))
+    write_fra_eng(tmp_path)
+    folder = d2l.download(url, str(tmp_path))
+    assert folder == str(tmp_path / "fra-eng")
+    d2l.extract(folder)                                          # unpacked already: nothing
+    zipped = tmp_path / "zipped"
+    zipped.mkdir()
+    with zipfile.ZipFile(zipped / "fra-eng.zip", "w") as z:
+        z.write(tmp_path / "fra-eng" / "fra.txt", "fra-eng/fra.txt")
+    d2l.extract(d2l.download(url, str(zipped)))
+    assert (zipped / "fra-eng" / "fra.txt").read_text() == (tmp_path / "fra-eng" /
+                                                           "fra.txt").read_text()
+
+
 def test_extract_refuses_a_member_outside_its_folder(tmp_path):
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as z:
