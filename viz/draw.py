@@ -416,7 +416,11 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
                  for line in labels.lines(g, SHORT, prefix="δ ")]
     if len(group) > 1:
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
+    if src.kind == "op" and src.output:                  # the tensor's own name, first
+        rows.insert(0, (f"<B>{labels.escape(src.output)}</B>", None))
     tip = [f"{src.name} → {graph[first.dst].name} (input {first.slot})"]
+    if src.kind == "op" and src.output:
+        tip[0] = f"{src.output}: {tip[0]}"
     if first.value is not None:
         tip.append(f"value {labels.array(first.value, TOOLTIP_FULL)}")
     if g is not None:
