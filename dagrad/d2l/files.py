@@ -21,13 +21,14 @@ DATA_HUB = {
 MAX_DEFLATE_RATIO = 1032
 
 
-def missing(what, path, source=None):
-    """The FileNotFoundError for a data file that is not at ``path``."""
+def missing(what, path, source=None, instead="pass root=<the folder that holds it>"):
+    """The FileNotFoundError for a data file that is not at ``path``: the exact path, the
+    file's name, where the book gets it, and what to do ``instead``."""
     name = os.path.basename(path)
     where = f" (the book gets it from {source})" if source else ""
     return FileNotFoundError(
         f"{what}: {os.path.abspath(path)} does not exist. dagrad downloads nothing: put the "
-        f"file {name!r}{where} at that path, or pass root=<the folder that holds it>.")
+        f"file {name!r}{where} at that path, or {instead}.")
 
 
 def download(url, folder="../data", sha1_hash=None):
@@ -47,7 +48,7 @@ def download(url, folder="../data", sha1_hash=None):
     unpacked = _unpacked(fname)
     if unpacked and os.path.isdir(unpacked):
         return unpacked                 # the archive was unpacked already; extract() keeps it
-    error = missing("download", fname, url)
+    error = missing("download", fname, url, "give the folder that holds it")
     if unpacked:
         error.args = (error.args[0] + f" The folder it unpacks into, {os.path.abspath(unpacked)},"
                       f" may be given instead.",)

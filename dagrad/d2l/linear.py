@@ -182,8 +182,10 @@ class FashionMNIST(DataModule):
             path = os.path.join(folder, name)
             found = [p for p in (path, path + ".gz") if os.path.isfile(p)]
             if not found:
-                raise missing("FashionMNIST", path, "github.com/zalandoresearch/fashion-mnist, "
-                              f"as {name}.gz; stand_in='digits' trains on the bundled digits")
+                raise missing("FashionMNIST", path, "github.com/zalandoresearch/fashion-mnist"
+                              f" as {name}.gz, which may stay compressed",
+                              "pass root=<the folder holding FashionMNIST/raw>, or "
+                              "stand_in='digits' to train on the bundled 8x8 digits")
             arrays.append(read_idx(found[0]))
         images, labels = arrays
         if images.ndim != 3 or labels.shape != images.shape[:1]:
