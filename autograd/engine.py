@@ -354,7 +354,8 @@ def _accumulate_grad(t, g, create_graph, handed):
     if type(g) is not np.ndarray:
         g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
     if g.shape != t._data.shape:
-        raise RuntimeError(f"internal error: gradient of shape {tuple(g.shape)} for a tensor of shape "
+        raise RuntimeError(f"internal error: gradient of shape "
+                           f"{tuple(g.shape)} for a tensor of shape "
                            f"{tuple(t._data.shape)}")
     with _GRAD_LOCK:
         if t._grad is None:

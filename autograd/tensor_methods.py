@@ -445,7 +445,8 @@ class TensorMethods:
 
     def t(self):
         if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape {tuple(self.shape)}")
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape "
+                             f"{tuple(self.shape)}")
         return self.T
 
     def unsqueeze(self, dim):

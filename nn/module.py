@@ -512,7 +512,7 @@ class Module:
             value = _checked_state_array(state_dict[key], key)
             if value.shape != target.shape:
                 mismatched.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{tuple(value.shape)} from checkpoint, the shape in current model "
+                                  f"{value.shape} from checkpoint, the shape in current model "
                                   f"is {tuple(target.shape)}.")
             else:
                 updates.append((target, value))

@@ -238,8 +238,9 @@ class Optimizer:
         x = p._data
         g = np.asarray(p.grad._data)
         if g.shape != x.shape:       # set through .grad.data or ._data: never broadcast it
-            raise RuntimeError(f"step: the gradient of a parameter of shape {tuple(x.shape)} has shape "
-                               f"{tuple(g.shape)}; a gradient must have its parameter's shape (check "
+            raise RuntimeError(f"step: the gradient of a parameter of shape "
+                               f"{tuple(x.shape)} has shape "
+                               f"{g.shape}; a gradient must have its parameter's shape (check "
                                f"what was assigned to .grad)")
         if g.dtype != x.dtype:
             g = g.astype(x.dtype)
@@ -328,7 +329,8 @@ class Optimizer:
         x = p._data
         if value.ndim and value.shape != x.shape:
             raise ValueError(f"load_state_dict: state {key!r} of parameter {index} has shape "
-                             f"{tuple(value.shape)} but the parameter has shape {tuple(x.shape)}; load the "
+                             f"{tuple(value.shape)} but the parameter has shape "
+                             f"{tuple(x.shape)}; load the "
                              f"state saved for this model")
         if key != "step" and np.issubdtype(value.dtype, np.floating):
             return value.astype(x.dtype, copy=True)

@@ -140,7 +140,8 @@ def latent(z, labels=None, ax=None, title="Latent space"):
     classes) with a legend, or uncoloured."""
     z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
-        raise ValueError(f"viz.plots.latent: z must have shape (n, 2), got {tuple(z.shape)}; project "
+        raise ValueError(f"viz.plots.latent: z must have shape (n, 2), got "
+                         f"{tuple(z.shape)}; project "
                          f"it to 2-D first (e.g. a 2-D bottleneck or PCA)")
     fig, axes = _figure(ax, size=(5.0, 4.5))
     axis = axes if ax is not None else axes[0][0]

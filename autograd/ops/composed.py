@@ -82,7 +82,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     the values goes back to where they came from."""
     d = normalize_dim(dim, x.ndim, "topk")
     if not 0 <= k <= (x.shape[d] if x.ndim else 1):
-        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape {tuple(x.shape)}")
+        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape "
+                         f"{tuple(x.shape)}")
     indices = argsort(x, d, descending=largest, stable=True)
     indices = Tensor._make(np.take(indices._data, np.arange(k), axis=d), None)
     return SortResult(indexing.gather(x, d, indices), indices)

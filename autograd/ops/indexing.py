@@ -175,6 +175,7 @@ def masked_fill(x, mask, value):
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
     out = Where.apply(mask, value, x)
     if out.shape != x.shape:
-        raise ValueError(f"masked_fill: mask of shape {tuple(mask.shape)} does not broadcast to the "
+        raise ValueError(f"masked_fill: mask of shape "
+                         f"{tuple(mask.shape)} does not broadcast to the "
                          f"input's shape {tuple(x.shape)}")
     return out

@@ -208,7 +208,8 @@ def broadcast_to(x, shape):
     try:
         return BroadcastTo.apply(x, shape=shape)
     except ValueError:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to {shape}") from None
+        raise ValueError(f"broadcast_to: cannot broadcast shape "
+                         f"{tuple(x.shape)} to {shape}") from None
 
 
 def expand(x, *sizes):

@@ -181,7 +181,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      for n, s, p, d, k, e in zip(x.shape[2:], st, pads, dil, kernel, extra))
         if any(n <= 0 for n in size):
             raise ValueError(f"{op}: output size {size} would be empty for input size "
-                             f"{tuple(x.shape[2:])}, kernel_size {tuple(kernel)}, stride {st}, padding "
+                             f"{tuple(x.shape[2:])}, kernel_size "
+                             f"{tuple(kernel)}, stride {st}, padding "
                              f"{pads}, dilation {dil} and output_padding {extra}; use less "
                              f"padding")
         # the windows are the input's pixels (output_padding adds rows no window covers)

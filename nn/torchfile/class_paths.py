@@ -56,6 +56,10 @@ def dagrad_classes(file):
 
 
 def torch_class_paths():
-    """``'torch.nn.modules.<file>.<Class>' -> dagrad class`` for every class dagrad has."""
-    return {f"torch.nn.modules.{file}.{name}": cls
-            for file in NAMES for name, cls in dagrad_classes(file).items()}
+    """``'torch.nn.modules.<file>.<Class>' -> dagrad class`` for every class dagrad has (and
+    the Linear subclass PyTorch's attention layers keep as ``out_proj``)."""
+    import dagrad.nn as nn
+    paths = {f"torch.nn.modules.{file}.{name}": cls
+             for file in NAMES for name, cls in dagrad_classes(file).items()}
+    paths["torch.nn.modules.linear.NonDynamicallyQuantizableLinear"] = nn.Linear
+    return paths

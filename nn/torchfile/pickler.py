@@ -328,8 +328,10 @@ def module_state(module, where):
            for p in module.__dict__.get("_parameters", {}).values()):
         raise TypeError(f"torch.save: the module at {where} is a lazy layer that has not seen an "
                         f"input yet; call the model on a batch first, so its parameters exist")
+    derived = getattr(type(module), "_derived_attributes", ())   # rebuilt by _after_load
     return {key: value for key, value in vars(module).items()
-            if key not in _MODULE_SKIPPED and key not in ("_forward_hooks", "_forward_pre_hooks")}
+            if key not in _MODULE_SKIPPED and key not in derived
+            and key not in ("_forward_hooks", "_forward_pre_hooks")}
 
 
 def plain_object_state(obj, where):

@@ -243,6 +243,9 @@ def restore_module(module, state):
             d[key] = value
         else:
             d[key] = value
+    after_load = getattr(type(module), "_after_load", None)    # dagrad's own code, if any
+    if after_load is not None:
+        after_load(module)
 
 
 def _table(value, key):

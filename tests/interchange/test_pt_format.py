@@ -199,6 +199,42 @@ def test_a_pytorch_whole_model_loads_into_dagrads_layers(tmp_path):
     assert ours[0].weight.grad is not None
 
 
+@pytest.mark.parametrize("kind", ["gru", "rnn_relu", "lstm", "conv", "attention", "encoder"])
+def test_pytorch_whole_layers_of_every_family_load_and_agree(tmp_path, kind):
+    torch = torch_or_skip()
+    torch.manual_seed(0)
+    layer, shape = {
+        "gru": (lambda: torch.nn.GRU(3, 4, batch_first=True), (2, 5, 3)),
+        "rnn_relu": (lambda: torch.nn.RNN(3, 4, nonlinearity="relu"), (5, 2, 3)),
+        "lstm": (lambda: torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True), (5, 2, 3)),
+        "conv": (lambda: torch.nn.Sequential(
+            torch.nn.Conv2d(1, 2, 3, padding=1), torch.nn.BatchNorm2d(2), torch.nn.ReLU(),
+            torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(8, 2)), (2, 1, 4, 4)),
+        "attention": (lambda: torch.nn.MultiheadAttention(4, 2, batch_first=True), (2, 3, 4)),
+        "encoder": (lambda: torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0,
+                                                             batch_first=True), (2, 3, 4)),
+    }[kind]
+    model = layer().eval()
+    torch.save(model, tmp_path / "m.pt")
+    ours = dtorch.load(tmp_path / "m.pt").eval()
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    args = (x, x, x) if kind == "attention" else (x,)
+    theirs = model(*(torch.from_numpy(a) for a in args))
+    mine = ours(*(ag.tensor(a) for a in args))
+    first = (lambda out: out[0] if isinstance(out, tuple) else out)
+    np.testing.assert_allclose(first(mine).numpy(), first(theirs).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_dagrads_recurrent_layers_round_trip_as_whole_modules(tmp_path):
+    for layer in (nn.GRU(3, 4), nn.LSTM(3, 4, 2), nn.RNN(3, 4, nonlinearity="relu")):
+        dtorch.save(layer, tmp_path / "r.pt")
+        back = dtorch.load(tmp_path / "r.pt")
+        x = ag.randn(5, 2, 3)
+        assert repr(back) == repr(layer)
+        np.testing.assert_array_equal(back(x)[0].numpy(), layer(x)[0].numpy())
+
+
 def test_complex_and_gpu_tensors_get_clear_errors(tmp_path):
     torch = torch_or_skip()
     torch.save({"z": torch.ones(2, dtype=torch.complex64)}, tmp_path / "z.pt")
@@ -239,6 +275,18 @@ def test_a_model_of_ones_own_class_loads_once_its_class_is_allowed(tmp_path):
         assert type(dtorch.load(tmp_path / "net.pt")) is Net
     finally:
         dtorch.serialization.clear_safe_globals()
+
+
+def test_the_globals_a_load_would_refuse_are_listed_without_running_anything(tmp_path):
+    dtorch.save({"net": Net(), "model": nn.Linear(2, 1).state_dict()}, tmp_path / "net.pt")
+    names = dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "net.pt")
+    assert names == [f"{Net.__module__}.Net"]
+    with dtorch.serialization.safe_globals([Net]):
+        assert dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "net.pt") == []
+    torch = torch_or_skip()
+    torch.save({"o": torch.optim.SGD}, tmp_path / "o.pt")
+    assert dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "o.pt") == [
+        "torch.optim.sgd.SGD"]
 
 
 def test_saving_fails_before_touching_the_file(tmp_path):
