@@ -74,6 +74,24 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
     return tensor
 
 
+def restride(tensor, what, view_op, *args):
+    """Change ``tensor``'s shape in place, keeping its memory (``unsqueeze_``, ``t_``): it
+    becomes ``view_op(tensor, *args)``, a view, and in the graph its history is rebased on that
+    view operation. As every in-place operation it counts as a write (PyTorch bumps the version
+    too) and a leaf that requires grad refuses it."""
+    in_graph = STATE.enabled and tensor.requires_grad
+    if in_graph:
+        _views_to_rebase(tensor, what)
+    old = Tensor._make(tensor._data, tensor.grad_fn)
+    old.requires_grad = tensor.requires_grad
+    new = view_op(old, *args)
+    tensor._data = new._data
+    mark_written(tensor)
+    if in_graph:
+        _rebase(tensor, new.grad_fn)
+    return tensor
+
+
 def _copy_into(tensor, values, what):
     try:
         np.copyto(tensor._data, values, casting="unsafe")

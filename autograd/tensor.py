@@ -21,7 +21,8 @@ def as_array(data, dtype=None):
     """Convert ``data`` (Tensor, ndarray, number, nested list) to an ndarray.
 
     Python floats become float32 (the default dtype) unless ``dtype`` says otherwise; NumPy
-    arrays keep their dtype, as ``torch.tensor`` does.
+    arrays and scalars keep their dtype, also inside lists (``[np.float64(1.5)]`` is float64),
+    as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
         data = data._data
@@ -30,9 +31,33 @@ def as_array(data, dtype=None):
     if isinstance(data, (np.ndarray, np.generic)):
         return np.asarray(data)
     arr = np.asarray(data)
-    if arr.dtype == np.float64:
+    if arr.dtype == np.float64 and not _holds_float64(data):
         arr = arr.astype(DEFAULT_DTYPE)
     return arr
+
+
+def _holds_float64(data):
+    """Whether nested lists ``data`` hold a float64 NumPy value or Tensor (which keeps the
+    result float64, while Python floats give float32). Each list's element types are read
+    as a set, so a long list of Python floats costs one pass in C."""
+    pending = [data]
+    while pending:
+        items = pending.pop()
+        if not isinstance(items, (list, tuple)):
+            continue
+        kinds = set(map(type, items))
+        if np.float64 in kinds:
+            return True
+        for item in () if kinds <= _PLAIN_NUMBERS else items:
+            if isinstance(item, (list, tuple)):
+                pending.append(item)
+            elif isinstance(item, (np.ndarray, Tensor)) and np.asarray(
+                    item._data if isinstance(item, Tensor) else item).dtype == np.float64:
+                return True
+    return False
+
+
+_PLAIN_NUMBERS = {float, int, bool}
 
 
 def real_array(data, dtype=None):

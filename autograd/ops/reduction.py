@@ -189,9 +189,22 @@ class LogSoftmax(Function):
 # Each takes PyTorch's dim/keepdim and NumPy's axis/keepdims (see args.reduction), and receives
 # dim already normalised: None or a tuple of non-negative axes ("many"), or None or one int.
 @reduction()
-def sum(x, dim=None, keepdim=False):
-    """Sum over ``dim`` (an int, a tuple, or None for all dimensions)."""
-    return Sum.apply(x, axis=dim, keepdims=bool(keepdim))
+def sum(x, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (an int, a tuple, or None or () for all dimensions). Booleans and
+    integers sum to int64, as in PyTorch (NumPy would give uint64 for unsigned ones);
+    ``dtype`` converts the input first (``x.sum(dtype=ag.float64)`` adds in float64)."""
+    return Sum.apply(_accumulating(x, dtype), axis=dim, keepdims=bool(keepdim))
+
+
+def _accumulating(x, dtype):
+    """``x`` in the dtype a sum or product accumulates in: ``dtype`` if given, else int64 for
+    booleans and integers, else its own."""
+    if dtype is None:
+        if x._data.dtype.kind not in "biu" or x._data.dtype == np.int64:
+            return x
+        dtype = np.int64
+    from .elementwise import cast
+    return cast(x, dtype)
 
 
 @reduction()
@@ -219,9 +232,10 @@ def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None):
 
 
 @reduction(dims="one")
-def prod(x, dim=None, keepdim=False):
-    """Product over one dimension, or over all elements when ``dim`` is None."""
-    return Prod.apply(x, axis=dim, keepdims=keepdim)
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    """Product over one dimension, or over all elements when ``dim`` is None (booleans and
+    integers multiply in int64, as ``sum``)."""
+    return Prod.apply(_accumulating(x, dtype), axis=dim, keepdims=keepdim)
 
 
 def _extreme(x, dim=None, keepdim=False, *, lowest):
@@ -305,15 +319,23 @@ def logsumexp(x, dim=None, keepdim=False):
 
 
 @reduction(dims="one")
-def softmax(x, dim=-1):
-    """softmax along ``dim``: exp(x) / Σ exp(x), computed stably."""
-    return Softmax.apply(x, axis=dim)
+def softmax(x, dim, dtype=None):
+    """softmax along ``dim`` (required, as in PyTorch): exp(x) / Σ exp(x), computed stably;
+    ``dtype`` converts the input first."""
+    return Softmax.apply(_converted(x, dtype), axis=dim)
 
 
 @reduction(dims="one")
-def log_softmax(x, dim=-1):
-    """log(softmax(x)) along ``dim``, computed stably as x - logsumexp(x)."""
-    return LogSoftmax.apply(x, axis=dim)
+def log_softmax(x, dim, dtype=None):
+    """log(softmax(x)) along ``dim`` (required), computed stably as x - logsumexp(x)."""
+    return LogSoftmax.apply(_converted(x, dtype), axis=dim)
+
+
+def _converted(x, dtype):
+    if dtype is None or x._data.dtype == np.dtype(dtype):
+        return x
+    from .elementwise import cast
+    return cast(x, dtype)
 
 
 @reduction()

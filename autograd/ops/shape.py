@@ -200,6 +200,18 @@ def squeeze(x, dim=None):
     return reshape(x, shape)
 
 
+def unbind(x, dim=0):
+    """The slices of ``x`` along ``dim``, as a tuple of tensors without that dimension:
+    unbind(x, 0) = (x[0], x[1], ...); each slice's gradient goes back to its place."""
+    from .indexing import getitem
+    d = normalize_dim(dim, x.ndim, "unbind")
+    if x.ndim == 0:
+        raise IndexError("unbind: dimension specified as 0 but tensor has no dimensions; a "
+                         "0-d tensor has nothing to unbind")
+    lead = (slice(None),) * d
+    return tuple(getitem(x, lead + (i,)) for i in range(x.shape[d]))
+
+
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape`` (NumPy's rules)."""
     shape = tuple(shape)
