@@ -20,6 +20,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 # What each notebook must teach (issue "Teaching notebooks"): phrases searched, case-insensitive,
 # in its text and code.
 TOPICS = {
+    "00": ["chain rule", "compute graph", "local derivative", "multiple use", "topological",
+           "backward", "viz.draw", "micrograd"],
     "01": ["by hand", "compute graph", "chain rule", "many inputs", "many outputs",
            "multiple use", "gradients of tensors", "gradcheck", "viz.draw"],
     "02": ["viz.steps", "viz.player", "grads=True", "jacobian", "forward", "reverse"],

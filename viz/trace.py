@@ -123,7 +123,9 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
     """The graph behind tensor ``root``.
 
     Args:
-        root: the Tensor to trace back from (e.g. a loss).
+        root: the Tensor to trace back from (e.g. a loss), or a value of another engine
+            that follows ``viz.foreign``'s protocol (micrograd's ``Value``: ``data``,
+            ``grad``, ``_prev``, ``_op``), drawn with the gradients its backward left.
         grads: also compute the gradient on every edge. Runs the backward engine with an edge
             observer on a retained graph: no tensor's ``.grad`` changes and ``root.backward()``
             still works afterwards. The seed is ∂L/∂root = ``gradient``, or ones (for a
@@ -138,7 +140,12 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
     Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
     """
     if not isinstance(root, Tensor):
-        raise TypeError(f"viz.trace: expected a Tensor, got {type(root).__name__}")
+        from . import foreign
+        if foreign.follows_protocol(root):
+            return foreign.trace(root, grads, names)
+        raise TypeError(f"viz.trace: expected a Tensor, or a value of another engine with "
+                        f"data, grad, _prev and _op (docs/viz.md, foreign graphs), got "
+                        f"{type(root).__name__}")
     with _gc_paused():
         return _trace(root, grads, _param_names(params), gradient, _variable_names(names))
 

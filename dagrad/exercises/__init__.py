@@ -11,8 +11,10 @@ Every check returns a ``CheckResult``: ``.ok``, ``.message`` (what was expected 
 (``None`` or ``...``) gives "not answered yet", never an exception. When the environment
 variable ``DAGRAD_EXERCISES_LOG`` names a file, every check appends one JSON line to it.
 """
+from .backward import check_backward
 from .grads import check_grads
 from .result import CheckResult
 from .values import check_choice, check_shape, check_value
 
-__all__ = ["CheckResult", "check_value", "check_shape", "check_choice", "check_grads"]
+__all__ = ["CheckResult", "check_value", "check_shape", "check_choice", "check_grads",
+           "check_backward"]

@@ -105,10 +105,14 @@ def fmt_array(a, limit=12):
     if a.ndim == 0:
         return fmt_number(a)
     if a.size <= limit:
-        text = np.array2string(a, precision=4, separator=", ", suppress_small=True,
-                               floatmode="maxprec", max_line_width=10_000)
-        return " ".join(text.split())
+        return _nested(a)
     return f"an array of shape {fmt_shape(a.shape)} (rms {fmt_number(np.sqrt(np.mean(a * a)))})"
+
+
+def _nested(a):
+    if a.ndim == 0:
+        return fmt_number(a)
+    return "[" + ", ".join(_nested(x) for x in a) + "]"
 
 
 def fmt_full(a):

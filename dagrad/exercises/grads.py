@@ -3,17 +3,18 @@ import numpy as np
 
 from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_number, fmt_shape,
                       largest_error, relation)
+from .picture import grads_graph, grads_svg
 from .result import CheckResult, finish, is_blank, not_answered
 
 
 def check_grads(answers, loss, names=None, tol=1e-5, *, exercise=None):
     """Compare hand-computed gradients with the engine's.
 
-    ``answers`` maps a name to the student's ∂loss/∂(tensor of that name) (a number, array or
+    ``answers`` maps a name to the student's ∂L/∂(tensor of that name) (a number, array or
     Tensor; ``None`` or ``...`` while not answered). ``loss`` is a one-element Tensor.
     ``names`` maps names to Tensors (``names=locals()`` works; other entries are ignored);
     without it the tensors are found in ``loss``'s graph by their ``.name``. An element is
-    right when |answer − ∂loss/∂x| ≤ tol · (1 + |∂loss/∂x|).
+    right when |answer − ∂L/∂x| ≤ tol · (1 + |∂L/∂x|).
 
     The engine's gradients are computed with ``ag.grad`` on a retained graph: no ``.grad``
     changes and ``loss.backward()`` still works afterwards. The result has a table (per
@@ -42,24 +43,28 @@ def check_grads(answers, loss, names=None, tol=1e-5, *, exercise=None):
     for key, answer in answers.items():
         verdicts[key] = verdict = _judge(key, answer, right[key], tol)
         rows.append((key, fmt_shape(right[key].shape), verdict.error, verdict.cell))
+    graph = grads_graph(loss, tensors)
+
+    def picture():
+        return grads_svg(graph, tensors, verdicts)
     wrong = [v for v in verdicts.values() if not v.ok]
     if not wrong:
         message = (f"All {len(verdicts)} gradients match the engine's." if len(verdicts) > 1
-                   else f"∂loss/∂{next(iter(verdicts))} matches the engine's gradient.")
-        return finish(CheckResult(True, message, None, exercise, rows))
+                   else f"∂L/∂{next(iter(verdicts))} matches the engine's gradient.")
+        return finish(CheckResult(True, message, None, exercise, rows, picture))
     blank = [v.name for v in wrong if v.tag == "not_answered"]
     judged = [v for v in wrong if v.tag != "not_answered"]
     lines = []
     if judged:
         lines.append(f"{len(judged)} of {len(verdicts)} gradients "
                      f"{'are' if len(judged) > 1 else 'is'} wrong:")
-        lines += [f"  ∂loss/∂{v.name}: {v.explanation}" for v in judged]
+        lines += [f"  ∂L/∂{v.name}: {v.explanation}" for v in judged]
     if blank:
         lines.append(f"Not answered yet: {', '.join(blank)}. Write your answer in the cell "
                      f"above, then run this cell again.")
     tags = {v.tag for v in wrong}
     diagnosis = "not_answered" if blank else tags.pop() if len(tags) == 1 else "value"
-    return finish(CheckResult(False, "\n".join(lines), diagnosis, exercise, rows))
+    return finish(CheckResult(False, "\n".join(lines), diagnosis, exercise, rows, picture))
 
 
 class Verdict:
@@ -74,7 +79,7 @@ def _judge(name, answer, right, tol):
     if is_blank(answer):
         return Verdict(name, False, "not_answered", "", "… not answered", "", None, right)
     try:
-        a = answer_array(answer, f"your ∂loss/∂{name}")
+        a = answer_array(answer, f"your ∂L/∂{name}")
     except NotANumber as err:
         return Verdict(name, False, "type", "", "✗ not a number", str(err), None, right)
     if a.shape != right.shape and a.size == 1 and right.size == 1:
@@ -152,7 +157,7 @@ def _named_leaves(loss):
 
 
 def engine_gradients(loss, tensors):
-    """{key: ∂loss/∂tensor as a float64 array}; zeros for a tensor the loss does not use."""
+    """{key: ∂L/∂tensor as a float64 array}; zeros for a tensor the loss does not use."""
     from dagrad.autograd import grad
     keys = list(tensors)
     values = grad(loss, [tensors[k] for k in keys], retain_graph=True, allow_unused=True)

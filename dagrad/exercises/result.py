@@ -21,16 +21,25 @@ class CheckResult:
             "not_an_option", "type".
         exercise: the exercise id passed to the check (e.g. "08.3"), or None.
         table: rows of a table (a list of tuples, the first the header), or None.
-        svg: a picture (SVG text) shown in Jupyter under the table, or None.
+        svg: a picture (SVG text) shown in Jupyter under the table, or None; made on first
+            use (rendering needs Graphviz's ``dot``), from ``picture``, a function of no
+            arguments.
 
     ``bool(result)`` is ``result.ok``; ``str(result)`` is the terminal text, and Jupyter shows
     ``_repr_html_()``: the words "right", "wrong" or "not answered yet" (not only a colour),
     the message, the table and the picture.
     """
 
-    def __init__(self, ok, message, diagnosis=None, exercise=None, table=None, svg=None):
+    def __init__(self, ok, message, diagnosis=None, exercise=None, table=None, picture=None):
         self.ok, self.message, self.diagnosis = bool(ok), message, diagnosis
-        self.exercise, self.table, self.svg = exercise, table, svg
+        self.exercise, self.table, self.picture = exercise, table, picture
+        self._svg = None
+
+    @property
+    def svg(self):
+        if self._svg is None and self.picture is not None:
+            self._svg = self.picture()
+        return self._svg
 
     def __bool__(self):
         return self.ok
@@ -53,6 +62,10 @@ class CheckResult:
             lines.append(_text_table(self.table))
         return "\n".join(line for line in lines if line)
 
+    def _repr_pretty_(self, printer, cycle):
+        """IPython in a terminal shows the text, as ``print`` does."""
+        printer.text(str(self))
+
     def __repr__(self):
         return (f"<CheckResult {self.verdict}{' ' + self.exercise if self.exercise else ''}"
                 f"{' (' + self.diagnosis + ')' if self.diagnosis else ''}>")
@@ -73,8 +86,8 @@ class CheckResult:
                          f'{html.escape(self.message)}</div>')
         if self.table:
             parts.append(_html_table(self.table))
-        if self.svg:
-            parts.append(f'<div style="margin-top: 6px; overflow-x: auto;">{self.svg}</div>')
+        if self.picture is not None:
+            parts.append(_picture_html(self))
         parts.append("</div>")
         return "\n".join(parts)
 
@@ -129,3 +142,15 @@ def _html_table(rows):
         body.append("<tr>" + "".join(cells) + "</tr>")
     return ('<table style="border-collapse: collapse; margin-top: 6px;">'
             f"<tr>{head}</tr>{''.join(body)}</table>")
+
+
+def _picture_html(result):
+    """The result's picture as inline SVG, or a sentence saying why there is none."""
+    try:
+        svg = result.svg
+    except (RuntimeError, ValueError) as e:     # no `dot`, or a graph too large to draw
+        return (f'<div style="color: #555; margin-top: 6px;">(No picture: '
+                f'{html.escape(str(e))})</div>')
+    if not svg:
+        return ""
+    return f'<div style="margin-top: 6px; overflow-x: auto;">{svg}</div>'
