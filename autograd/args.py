@@ -6,6 +6,7 @@ decorator does it for every reduction.
 """
 import functools
 import inspect
+import math
 import operator
 
 
@@ -93,6 +94,10 @@ def size_arg(size, op):
         if s < 0:
             raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
+    if math.prod(shape) >= 2 ** 60:
+        raise RuntimeError(f"{op}: Storage size calculation overflowed with sizes="
+                           f"{list(shape)}: {math.prod(shape):.3g} elements are more than any "
+                           f"memory holds; check the sizes")
     return shape
 
 

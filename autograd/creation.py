@@ -123,7 +123,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if integral:
         values = np.arange(start, end, step, dtype=np.int64).astype(dtype)
     else:
-        count = max(int(np.ceil((end - start) / step)), 0)
+        count = np.ceil((end - start) / step)
+        if not count < 2 ** 60:
+            raise RuntimeError(f"arange: invalid size, possible overflow? ({start} to {end} by "
+                               f"{step} is {count:.3g} elements); check start, end and step")
+        count = max(int(count), 0)
         values = (_float_range(float(start), float(step), count, dtype) if dtype.kind == "f"
                   else (start + np.arange(count) * step).astype(dtype))
     return _new(values, requires_grad, device, "arange")

@@ -16,8 +16,8 @@ the new values from the old ones. ``write`` computes them, copies them into the 
 * a leaf that requires grad cannot change in place while gradients are recorded (its gradient
   would belong to values it no longer holds): PyTorch's error. Parameter updates run under
   ``no_grad()``, or write through ``.data``;
-* a view (``v = y[i]``, ``y.reshape(...)``, ``y.T``, ``y.flip(0)``) shares ``y``'s memory, so
-  changing ``v`` in place changes ``y``: ``y``'s history is rebased too, on the view operation's
+* a view (``v = y[i]``, ``y.reshape(...)``, ``y.T``; ``y.flip(0)`` is a copy) shares ``y``'s
+  memory, so changing ``v`` in place changes ``y``: ``y``'s history is rebased too, on the view operation's
   ``write_back`` (``y[i] = v`` for a slice, ``v.reshape(y.shape)`` for a reshape).
 """
 import numpy as np

@@ -86,9 +86,9 @@ def not_real_message(dtype, data=None):
     if dtype.kind == "c":
         why = ("dagrad tensors hold real numbers (complex arithmetic and its gradients are not "
                "supported); carry the real and imaginary parts as two real tensors")
-    elif dtype.kind == "O" and isinstance(data, int):
-        why = (f"the integer {data} does not fit in int64; pass it as a float "
-               f"(float(x)) or with dtype=float64")
+    elif dtype.kind == "O" and _too_big_int(data) is not None:
+        why = (f"the integer {_too_big_int(data)} does not fit in int64 (PyTorch: Overflow when "
+               f"unpacking long); pass it as a float (float(x)) or with dtype=float64")
     elif dtype.kind == "O":
         why = ("the data are not all numbers of one kind (mixed types, None or integers beyond "
                "int64 make a NumPy object array); convert them first, e.g. "
@@ -98,6 +98,18 @@ def not_real_message(dtype, data=None):
     else:
         why = "dagrad tensors hold booleans, integers or floating-point numbers"
     return why
+
+
+def _too_big_int(data):
+    """The first Python int in ``data`` (a number or nested lists) outside int64, or None."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
+        elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
+            return item
+    return None
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -135,6 +147,7 @@ class Tensor:
     _grad = None
     name = None
     _hooks = None
+    _base = None             # the tensor whose memory this one views (PyTorch's ``_base``)
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 

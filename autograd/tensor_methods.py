@@ -429,10 +429,10 @@ class TensorMethods:
         return shape_ops.reshape(self, *shape)
 
     def view(self, *shape):
-        return shape_ops.reshape(self, *shape)
+        return shape_ops.view(self, *shape)
 
     def view_as(self, other):
-        return shape_ops.reshape(self, other.shape)
+        return shape_ops.view(self, other.shape)
 
     def reshape_as(self, other):
         return shape_ops.reshape(self, other.shape)
@@ -496,7 +496,14 @@ class TensorMethods:
         return shape_ops.chunk(self, chunks, dim)
 
     def contiguous(self):
-        return self
+        """This tensor, or a copy in row-major order when it is a view whose layout is not
+        (``x.t().contiguous().view(6)`` works, as in PyTorch)."""
+        if self._base is None or self._data.flags.c_contiguous:
+            return self
+        return self.clone()
+
+    def is_contiguous(self):
+        return self._base is None or bool(self._data.flags.c_contiguous)
 
     # ------------------------------------------------------------------------ indexing
     def __getitem__(self, index):

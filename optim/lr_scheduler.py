@@ -15,6 +15,15 @@ from collections import Counter
 from .optimizer import Optimizer
 
 
+def _positive(scheduler, name, value, meaning):
+    """``value`` when it is a positive number; else a ValueError saying what it means (PyTorch
+    would divide by it and raise ZeroDivisionError at the first step)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{scheduler}: {name} must be a positive number ({meaning}), got "
+                         f"{value!r}")
+    return value
+
+
 def _current_lrs(optimizer):
     return [group["lr"] for group in optimizer.param_groups]
 
@@ -145,7 +154,8 @@ class StepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size = step_size
+        self.step_size = _positive("StepLR", "step_size", step_size,
+                                       "the number of epochs between two decays")
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -257,7 +267,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max = T_max
+        self.T_max = _positive("CosineAnnealingLR", "T_max", T_max,
+                                   "the number of epochs from the top rate to eta_min")
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 

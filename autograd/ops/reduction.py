@@ -238,11 +238,26 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     return Prod.apply(_accumulating(x, dtype), axis=dim, keepdims=keepdim)
 
 
+def _require_elements(op, x, dims, error=RuntimeError):
+    """PyTorch's errors for a max/min/argmax over nothing: ``dims`` (None: all) must hold at
+    least one element."""
+    if dims is None:
+        if x.numel() == 0:
+            raise error(f"{op}(): Expected reduction dim to be specified for input.numel() == 0 "
+                        f"(a tensor of shape {x.shape} has no elements, so it has no "
+                        f"{op}). Specify the reduction dim with the 'dim' argument.")
+        return
+    for d in dims:
+        if x.ndim and x.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (a "
+                             f"tensor of shape {x.shape}); reduce along a non-empty "
+                             f"dimension")
+
+
 def _extreme(x, dim=None, keepdim=False, *, lowest):
     """max or min (``lowest``): over everything (``dim`` None), or ``(values, indices)``."""
+    _require_elements("min" if lowest else "max", x, None if dim is None else (dim,))
     if dim is None:
-        if x.numel() == 0:
-            raise RuntimeError(f"{'min' if lowest else 'max'}(): cannot reduce an empty tensor")
         return Amax.apply(x, axis=None, keepdims=False, lowest=lowest, nan_wins=True)
     keepdim = keepdim and x.ndim > 0          # a 0-d tensor stays 0-d, as in PyTorch
     data = x._data if x.ndim else x._data.reshape(1)
@@ -281,24 +296,28 @@ def min(x, *args, **kwargs):
 @reduction()
 def amax(x, dim=None, keepdim=False):
     """Maximum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    _require_elements("amax", x, dim)
     return Amax.apply(x, axis=dim, keepdims=keepdim)
 
 
 @reduction()
 def amin(x, dim=None, keepdim=False):
     """Minimum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    _require_elements("amin", x, dim)
     return Amax.apply(x, axis=dim, keepdims=keepdim, lowest=True)
 
 
 @reduction(dims="one")
 def argmax(x, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    _require_elements("argmax", x, None if dim is None else (dim,), IndexError)
     return _arg(np.argmax, x, dim, keepdim)
 
 
 @reduction(dims="one")
 def argmin(x, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    _require_elements("argmin", x, None if dim is None else (dim,), IndexError)
     return _arg(np.argmin, x, dim, keepdim)
 
 

@@ -93,19 +93,15 @@ class Pad(Function):
 
 
 class Flip(Function):
-    """y = x reversed along ``axes``;   dL/dx = dL/dy reversed back"""
-
-    returns_view = True
+    """y = x reversed along ``axes``, a copy (as PyTorch: its strides cannot be negative);
+    dL/dx = dL/dy reversed back"""
 
     def forward(ctx, x, axes):
         ctx.axes = axes
-        return np.flip(x, axes)
+        return np.flip(x, axes).copy()
 
     def backward(ctx, grad):
         return ctx.xp.flip(grad, ctx.axes)
-
-    def write_back(ctx, base, view):
-        return Flip.apply(view, axes=ctx.axes)
 
 
 class Tile(Function):
@@ -139,10 +135,42 @@ def reshape(x, *shape):
     if shape == x.shape:
         return x
     try:
-        return Reshape.apply(x, shape=shape)
+        return mark_view(Reshape.apply(x, shape=shape), x)
     except ValueError:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
-                         f"({x.numel()} elements) into shape {shape}") from None
+        raise RuntimeError(f"reshape: shape '{list(shape)}' is invalid for input of size "
+                           f"{x.numel()} (a tensor of shape {x.shape}); the sizes must multiply "
+                           f"to {x.numel()}, or give one of them as -1 to infer it") from None
+
+
+def mark_view(out, x):
+    """Record that ``out`` is a view of ``x`` when it shares x's memory: ``out._base`` is the
+    tensor that owns the memory (x, or x's own base), as PyTorch's ``_base``. As in PyTorch, a
+    view taken under ``no_grad`` of a tensor that requires grad requires grad too (a leaf:
+    no gradient flows back to ``x`` through it)."""
+    if out is not x and np.may_share_memory(out._data, x._data):
+        out._base = x if x._base is None else x._base
+        if x.requires_grad and out.grad_fn is None:
+            out.requires_grad = True
+    return out
+
+
+def view(x, *shape):
+    """``reshape`` that never copies (PyTorch's ``view``): a view whose layout cannot take the
+    new shape without copying (``x.t().view(6)``) raises PyTorch's error.
+
+    Only views are checked, and only when the memory they view is laid out as PyTorch lays out
+    a new tensor (row-major): then the view's layout is the one PyTorch's view has."""
+    out = reshape(x, *shape)
+    base = x._base
+    if (out is not x and base is not None and base._data.flags.c_contiguous and x.numel()
+            and not np.may_share_memory(out._data, x._data)):
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (at least one "
+            f"dimension spans across two contiguous subspaces): a tensor of shape {x.shape} "
+            f"that is a transposed, expanded or strided view cannot be viewed as "
+            f"{list(out.shape)} without copying. Use .reshape(...) instead (it copies when it "
+            f"must), or .contiguous().view(...)")
+    return out
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -171,7 +199,7 @@ def transpose(x, dim0, dim1):
     if x.ndim < 2:
         return x
     axes[a], axes[b] = axes[b], axes[a]
-    return Transpose.apply(x, axes=tuple(axes))
+    return mark_view(Transpose.apply(x, axes=tuple(axes)), x)
 
 
 def permute(x, *dims):
@@ -181,7 +209,7 @@ def permute(x, *dims):
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"permute: dims {dims} are not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {x.shape}")
-    return Transpose.apply(x, axes=axes)
+    return mark_view(Transpose.apply(x, axes=axes), x)
 
 
 def unsqueeze(x, dim):
@@ -218,7 +246,7 @@ def broadcast_to(x, shape):
     if x.shape == shape:
         return x
     try:
-        return BroadcastTo.apply(x, shape=shape)
+        return mark_view(BroadcastTo.apply(x, shape=shape), x)
     except ValueError:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}") from None
 

@@ -23,6 +23,8 @@ def forward_to(facade_name, *sources, hints=None):
     names, imported on first use) or raises ``NotInDagradError`` for ``facade_name.name``."""
     hints = hints or {}
     pytorch_has = MODULE_NAMES.get(facade_name)
+    if pytorch_has is not None:
+        pytorch_has = pytorch_has | SUBMODULES.get(facade_name, frozenset())
 
     def __getattr__(name):
         if name.startswith("__"):   # Python's own protocol probes (__path__, __wrapped__, ...)
