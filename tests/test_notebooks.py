@@ -13,6 +13,7 @@ import re
 import pytest
 
 from tests.notebooks import harness
+from website import build as site_build
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -73,6 +74,7 @@ def test_notebook_runs(path, tmp_path):
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
     records = harness.execute(nb, tmp_path / "checks.jsonl")
+    site_build.keep_executed(nb, path)           # tests/test_site.py builds the site from it
     assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
         "every exercise's check cell calls a check with exercise=<its id>, and no other id"
     answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]

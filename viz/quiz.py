@@ -130,6 +130,7 @@ STYLE = """
 #{uid} .vz-q.vz-wrong .vz-q-feedback {{ color: #b71c1c; }}
 #{uid} .vz-quiz-note {{ display: none; color: #555; margin: 4px 0; }}
 #{uid} .vz-quiz-note.vz-current {{ display: block; }}
+#{uid} .vz-quiz-score {{ color: #555; font-size: 12px; }}
 .vz-quiz-hidden {{ visibility: hidden; }}
 .vz-ask path, .vz-ask polygon {{ stroke: #e65100 !important; stroke-width: 3 !important; }}
 .vz-ask polygon {{ fill: #e65100 !important; }}
@@ -141,6 +142,7 @@ SCRIPT = """
   var asked = {questions}, tol = {tol};
   var state = asked.map(function () {{ return null; }});
   var items = root.querySelectorAll(".vz-q"), notes = root.querySelectorAll(".vz-quiz-note");
+  var score = root.querySelector(".vz-quiz-score");
   function group(id) {{ return root.querySelector("#{uid}-" + id); }}
   function parse(text) {{
     var parts = text.split(/[\\s,;\\[\\]()]+/).filter(function (s) {{ return s.length; }});
@@ -174,6 +176,9 @@ SCRIPT = """
     notes.forEach(function (n) {{
       n.classList.toggle("vz-current", n.dataset.frames.split(" ").indexOf(String(frame)) >= 0);
     }});
+    function count(v) {{ return state.filter(function (s) {{ return s === v; }}).length; }}
+    score.textContent = "Your answers: " + count("right") + " right, " + count("wrong") +
+      " wrong (of " + asked.length + " δ's asked; your last answer to each counts).";
   }}
   function answer(k, reveal) {{
     var q = asked[k], item = items[k], box = item.querySelector("input");
@@ -235,6 +240,7 @@ def quiz_parts(frames, uid, tol):
         if frames_of_note:
             blocks.append(f'<div class="vz-quiz-note" data-frames="'
                           f'{" ".join(map(str, frames_of_note))}">{html.escape(text)}</div>')
+    blocks.append('<div class="vz-quiz-score"></div>')
     panel = f'<div class="vz-quiz">{"".join(blocks)}</div>'
     data = json.dumps(asked, ensure_ascii=False).replace("</", "<\\/")
     return panel, STYLE.format(uid=uid), SCRIPT.format(uid=uid, questions=data, tol=float(tol))

@@ -9,6 +9,7 @@ RED = "#d50000"
 GREEN = "#1b5e20"
 GREY = "#555555"
 SHORT = 8                   # values of at most this many elements are written in full
+MAX_BOXES = 150             # larger graphs get no picture (dot takes seconds, nobody reads it)
 _COUNTER = itertools.count()
 CAPTION = ("Red: the tensors whose gradient is wrong (your value beside the right one) and the "
            "edges whose δ's add up to it; the mistake is in one of those δ's or in their sum. "
@@ -24,10 +25,15 @@ def grads_graph(loss, tensors):
 
 
 def grads_svg(graph, tensors, verdicts):
-    """SVG text (for inlining in HTML) of ``graph`` with the ``verdicts`` marked."""
+    """SVG text (for inlining in HTML) of ``graph`` with the ``verdicts`` marked; a
+    ValueError for a graph of more than ``MAX_BOXES`` boxes."""
     from dagrad.viz import svgview
     from dagrad.viz.draw import Options, render
     from dagrad.viz.render import svg
+    if len(graph.nodes) > MAX_BOXES:
+        raise ValueError(f"the graph has {len(graph.nodes)} boxes, too many to read in a "
+                         f"picture here (at most {MAX_BOXES}); the table says which gradients "
+                         f"are wrong")
     dot = render(graph, Options(), emphasis=_emphasis(graph, tensors, verdicts))
     inline = svgview.inline(svg(dot), f"vz-check-{next(_COUNTER)}")
     return (f'{inline}<div style="color: {GREY}; font-size: 12px;">{CAPTION}</div>')

@@ -62,5 +62,5 @@ def backward(root):
 # the product is r itself); their sum, in r's box, is 2r = 2(tanh(-0.3) - 0.8) ≈ -2.1826.
 x, w, b, L = neuron_values()
 L.backward()
-viz.draw(L, grads=True)
+display(viz.draw(L, grads=True))      # display(): the picture, then the answer
 dL_dr = -2.1826

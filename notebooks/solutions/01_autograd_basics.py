@@ -8,13 +8,13 @@ softplus_prime = lambda x: 1 / (1 + np.exp(-x))
 
 # %% exercise 01.2
 # Top down, each line the δ of the line before times one local derivative:
-d_y2 = 2 * (y2v - t)             # L2 = (y2 - t)^2
-d_z2 = d_y2 * (1 - y2v ** 2)     # tanh'(z2) = 1 - tanh(z2)^2 = 1 - y2^2
-d_w2 = d_z2 * yv                 # z2 = w2 y + b2: ∂z2/∂w2 = y
+d_y2 = 2 * (y2_val - t)             # L2 = (y2 - t)^2
+d_z2 = d_y2 * (1 - y2_val ** 2)     # tanh'(z2) = 1 - tanh(z2)^2 = 1 - y2^2
+d_w2 = d_z2 * y_val                 # z2 = w2 y + b2: ∂z2/∂w2 = y
 d_b2 = d_z2                      #                 ∂z2/∂b2 = 1
-d_y = d_z2 * w2v                 #                 ∂z2/∂y  = w2
-d_z = d_y * (1 - yv ** 2)        # y = tanh(z)
-d_w = d_z * xv                   # z = w x + b
+d_y = d_z2 * w2_val                 #                 ∂z2/∂y  = w2
+d_z = d_y * (1 - y_val ** 2)        # y = tanh(z)
+d_w = d_z * x_val                   # z = w x + b
 d_b = d_z
 
 # %% exercise 01.3

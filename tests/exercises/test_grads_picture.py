@@ -81,3 +81,15 @@ def test_the_picture_reads_right_in_chromium(tmp_path):
     assert "✗ ∂L/∂W wrong" in seen and "✗ ∂L/∂h wrong" in seen and "✓ ∂L/∂x right" in seen
     assert any(t.startswith("yours [[-0.4757") for t in seen)
     assert words.startswith("✗ wrong:") and "2 of 3 gradients are wrong" in words
+
+
+def test_a_large_graph_gets_a_sentence_instead_of_a_picture():
+    from dagrad import autograd as ag
+    x = ag.tensor([0.5, -0.25], requires_grad=True)
+    h = x
+    for _ in range(80):
+        h = (h * 0.9).tanh()
+    loss = h.sum()
+    r = check_grads({"x": [0.0, 0.0]}, loss, names=locals())
+    assert not r.ok
+    assert "(No picture: the graph has" in r._repr_html_() and "<svg" not in r._repr_html_()

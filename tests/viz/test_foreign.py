@@ -183,3 +183,13 @@ def test_steps_and_the_quiz_player_work_on_a_foreign_graph():
     assert asked["+ → tanh"]["rule"].startswith("δ_x = δ_out · (1 − out²), with δ_out = 1")
     assert asked["w1 → *"]["rule"].startswith("δ_")
     assert "vz-q" in viz.player(frames, quiz=True).html
+
+
+def test_a_tuple_of_inputs_keeps_both_uses_of_a_square():
+    r = Node(-0.5, name="r")
+    L = Node(0.25, [r, r], "*", name="L")
+    L.grad, r.grad = 1.0, 2 * -0.5
+    g = viz.trace(L, grads=True)
+    into_product = [e for e in g.edges if g[e.dst].name == "*"]
+    assert [float(e.grad) for e in into_product] == [-0.5, -0.5]   # L.grad · r on each edge
+    assert g.disagreements == {}

@@ -80,6 +80,8 @@ def test_a_wrong_value_is_marked_wrong_and_a_right_one_right_in_chromium(tmp_pat
         assert "δ_x = δ_out · (1 − out²)" in feedback
         assert TANH_DELTA in gradients_seen(page)
         assert page.locator("g.vz-ask").count() == 0
+        assert page.locator(".vz-quiz-score").inner_text().startswith(
+            "Your answers: 1 right, 1 wrong (of 4 δ's asked")
 
         page.click(".vz-prev")                              # answered frames stay answered
         page.click(".vz-next")

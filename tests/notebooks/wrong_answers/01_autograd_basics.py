@@ -8,13 +8,13 @@ softplus_prime = lambda x: 1 / (1 + np.exp(x))
 
 # %% exercise 01.2
 # forgot tanh's local derivative 1 - y2^2 at the second neuron
-d_y2 = 2 * (y2v - t)
+d_y2 = 2 * (y2_val - t)
 d_z2 = d_y2
-d_w2 = d_z2 * yv
+d_w2 = d_z2 * y_val
 d_b2 = d_z2
-d_y = d_z2 * w2v
-d_z = d_y * (1 - yv ** 2)
-d_w = d_z * xv
+d_y = d_z2 * w2_val
+d_z = d_y * (1 - y_val ** 2)
+d_w = d_z * x_val
 d_b = d_z
 
 # %% exercise 01.3
