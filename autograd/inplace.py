@@ -20,6 +20,8 @@ the new values from the old ones. ``write`` computes them, copies them into the 
   memory, so changing ``v`` in place changes ``y``: ``y``'s history is rebased too, on the view operation's
   ``write_back`` (``y[i] = v`` for a slice, ``v.reshape(y.shape)`` for a reshape).
 """
+import weakref
+
 import numpy as np
 
 from .dtypes import category
@@ -71,7 +73,37 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
         for view, node in base_views:
             _rebase_base(view, node)
         _share_saved_output(new.grad_fn, new._data, tensor._data)   # after the last stamp
+        regenerate_views(tensor, {id(tensor)} | {id(v) for v, _ in base_views}
+                         | {id(node.source) for _, node in base_views})
     return tensor
+
+
+def regenerate_views(tensor, rebased):
+    """After an in-place change of ``tensor`` (and the rebasing of the views it is made of),
+    give every other live view of the same memory a history on the new values, as PyTorch
+    regenerates a view's ``grad_fn`` when its base's version changes: ``v = y[:2]; y.mul_(2)``
+    then ``v``'s gradient flows through the ``mul_``. Each view's operation is replayed, in the
+    order the views were made, on its parent's current history; ``rebased`` holds the ids of
+    the tensors the write itself rebased."""
+    base = tensor if tensor._base is None else tensor._base
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    alive = [v for v in map(lambda ref: ref(), views) if v is not None]
+    views[:] = [weakref.ref(v) for v in alive]
+    for view in alive:
+        if id(view) in rebased:
+            continue
+        parent = view._view_of
+        if not parent.requires_grad:
+            continue
+        op, attrs = view._view_op
+        stand_in = Tensor._make(parent._data, parent.grad_fn)
+        stand_in.requires_grad = True
+        replayed = op.apply(stand_in, **attrs)
+        if replayed.grad_fn is not None:
+            replayed.grad_fn.source = parent
+        view.grad_fn, view.requires_grad = replayed.grad_fn, True
 
 
 def restride(tensor, what, view_op, *args):

@@ -119,7 +119,7 @@ def getitem(x, index):
     index = _as_key(index, "indexing")
     try:
         out = GetItem.apply(x, index=index)
-        return mark_view(out, x) if _is_basic(index) else out
+        return mark_view(out, x, GetItem, index=index) if _is_basic(index) else out
     except IndexError as e:
         raise IndexError(f"indexing a tensor of shape {x.shape}: {_pytorch_words(e, x)}"
                          ) from None

@@ -1,5 +1,7 @@
 """Shape operations: they move elements around without changing them, so each backward just
 moves the gradient back (reshape back, transpose back, slice out, sum the copies)."""
+import weakref
+
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
@@ -135,20 +137,27 @@ def reshape(x, *shape):
     if shape == x.shape:
         return x
     try:
-        return mark_view(Reshape.apply(x, shape=shape), x)
+        return mark_view(Reshape.apply(x, shape=shape), x, Reshape, shape=shape)
     except ValueError:
         raise RuntimeError(f"reshape: shape '{list(shape)}' is invalid for input of size "
                            f"{x.numel()} (a tensor of shape {x.shape}); the sizes must multiply "
                            f"to {x.numel()}, or give one of them as -1 to infer it") from None
 
 
-def mark_view(out, x):
-    """Record that ``out`` is a view of ``x`` when it shares x's memory: ``out._base`` is the
-    tensor that owns the memory (x, or x's own base), as PyTorch's ``_base``. As in PyTorch, a
-    view taken under ``no_grad`` of a tensor that requires grad requires grad too (a leaf:
-    no gradient flows back to ``x`` through it)."""
+def mark_view(out, x, op, **attrs):
+    """Record that ``out`` = ``op.apply(x, **attrs)`` is a view of ``x`` when it shares x's
+    memory: ``out._base`` is the tensor that owns the memory (x, or x's own base), as PyTorch's
+    ``_base``; the base keeps a weak list of its views, so that an in-place change of the base
+    or of another view regenerates their histories (``inplace.regenerate_views``). As in
+    PyTorch, a view taken under ``no_grad`` of a tensor that requires grad requires grad too
+    (a leaf: no gradient flows back to ``x`` through it)."""
     if out is not x and np.may_share_memory(out._data, x._data):
-        out._base = x if x._base is None else x._base
+        base = x if x._base is None else x._base
+        out._base, out._view_of, out._view_op = base, x, (op, attrs)
+        views = base.__dict__.setdefault("_views", [])
+        views.append(weakref.ref(out))
+        if len(views) % 64 == 0:
+            views[:] = [v for v in views if v() is not None]
         if x.requires_grad and out.grad_fn is None:
             out.requires_grad = True
     return out
@@ -199,7 +208,7 @@ def transpose(x, dim0, dim1):
     if x.ndim < 2:
         return x
     axes[a], axes[b] = axes[b], axes[a]
-    return mark_view(Transpose.apply(x, axes=tuple(axes)), x)
+    return mark_view(Transpose.apply(x, axes=tuple(axes)), x, Transpose, axes=tuple(axes))
 
 
 def permute(x, *dims):
@@ -209,7 +218,7 @@ def permute(x, *dims):
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"permute: dims {dims} are not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {x.shape}")
-    return mark_view(Transpose.apply(x, axes=axes), x)
+    return mark_view(Transpose.apply(x, axes=axes), x, Transpose, axes=axes)
 
 
 def unsqueeze(x, dim):
@@ -246,7 +255,7 @@ def broadcast_to(x, shape):
     if x.shape == shape:
         return x
     try:
-        return mark_view(BroadcastTo.apply(x, shape=shape), x)
+        return mark_view(BroadcastTo.apply(x, shape=shape), x, BroadcastTo, shape=shape)
     except ValueError:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}") from None
 

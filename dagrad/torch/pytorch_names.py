@@ -362,11 +362,13 @@ SUBMODULES = {
 def _tables():
     """The two tables above, read from the installed PyTorch."""
     import importlib
+    import inspect
     import pkgutil
     modules = {}
-    for name in MODULE_NAMES:
+    for name in MODULE_NAMES:     # submodules are left out: dir() lists those imported so far
         module = importlib.import_module(name)
-        modules[name] = sorted(n for n in dir(module) if not n.startswith("_"))
+        modules[name] = sorted(n for n in dir(module) if not n.startswith("_")
+                               and not inspect.ismodule(getattr(module, n, None)))
     packages = {}
     for name in SUBMODULES:
         package = importlib.import_module(name)
