@@ -246,7 +246,10 @@ def unbind(x, dim=0):
         raise IndexError("unbind: dimension specified as 0 but tensor has no dimensions; a "
                          "0-d tensor has nothing to unbind")
     lead = (slice(None),) * d
-    return tuple(getitem(x, lead + (i,)) for i in range(x.shape[d]))
+    views = tuple(getitem(x, lead + (i,)) for i in range(x.shape[d]))
+    for view in views:       # PyTorch cannot regenerate them after an in-place change
+        view._multi_output = "unbind"
+    return views
 
 
 def broadcast_to(x, shape):
