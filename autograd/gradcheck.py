@@ -47,8 +47,9 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     for k, x in enumerate(wrt):
         a = np.zeros(x.shape) if analytic[k] is None else analytic[k]._data
         if a.shape != x.shape:
-            raise GradcheckError(f"gradcheck: the gradient of input {k} has shape {a.shape}, "
-                                 f"but the input has shape {x.shape}")
+            raise GradcheckError(f"gradcheck: the gradient of input {k} has shape "
+                                 f"{tuple(a.shape)}, "
+                                 f"but the input has shape {tuple(x.shape)}")
         flat = x._data.reshape(-1)   # a view: perturb in place
         for i in range(flat.size):
             orig = flat[i]

@@ -279,6 +279,12 @@ class TensorMethods:
     def exp(self):
         return elementwise.Exp.apply(self)
 
+    def log1p(self):
+        return elementwise.log1p(self)
+
+    def diag(self, diagonal=0):
+        return composed.diag(self, diagonal)
+
     def log(self):
         return elementwise.Log.apply(self)
 
@@ -352,10 +358,26 @@ class TensorMethods:
         """Where the tensor lives: always ``device(type='cpu')``."""
         return CPU
 
-    is_cuda = False
+    is_cuda = is_xpu = is_mps = is_meta = False     # where a tensor lives: the CPU
+    is_cpu = True
+    is_sparse = False                               # dense (see autograd/sparse.py)
+    layout = "strided"
 
-    def type(self, dtype):
-        return elementwise.cast(self, dtype)
+    def to_sparse(self, sparse_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim)
+
+    def to_dense(self):
+        return self
+
+    def type(self, dtype=None, non_blocking=False):
+        """With no argument, PyTorch's name of this tensor's type (``'torch.FloatTensor'``);
+        else this tensor cast to ``dtype`` (a dtype, a legacy type such as
+        ``torch.LongTensor``, or its name)."""
+        from .creation import legacy_dtype, legacy_name
+        if dtype is None:
+            return legacy_name(self.dtype)
+        return elementwise.cast(self, legacy_dtype(dtype))
 
     def float(self):
         return elementwise.cast(self, np.float32)
@@ -524,6 +546,13 @@ class TensorMethods:
     def dot(self, other):
         return linalg.matmul(self, other)
 
+    def mv(self, vec):
+        """Matrix times vector: (n, m) @ (m,) -> (n,)."""
+        if self.ndim != 2 or getattr(vec, "ndim", None) != 1:
+            raise RuntimeError(f"mv: expected a 2-D matrix and a 1-D vector, got shapes "
+                               f"{tuple(self.shape)} and {tuple(getattr(vec, 'shape', ()))}")
+        return linalg.matmul(self, vec)
+
     def bmm(self, other):
         return composed.bmm(self, other)
 
@@ -561,8 +590,10 @@ class TensorMethods:
     def topk(self, k, dim=-1, largest=True, sorted=True):
         return composed.topk(self, k, dim, largest, sorted)
 
-    def cumsum(self, dim, dtype=None):
-        return composed.cumsum(self, dim, dtype)
+    def cumsum(self, dim=None, dtype=None, *, axis=None):
+        if (dim is None) == (axis is None):
+            raise TypeError("cumsum: give the dimension once, as dim or its alias axis")
+        return composed.cumsum(self, axis if dim is None else dim, dtype)
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)
@@ -593,7 +624,7 @@ class TensorMethods:
 def _check_t(x, what):
     if x.ndim > 2:
         raise RuntimeError(f"{what}() expects a tensor with <= 2 dimensions, but self is "
-                           f"{x.ndim}D (shape {x.shape}); use transpose(dim0, dim1) or "
+                           f"{x.ndim}D (shape {tuple(x.shape)}); use transpose(dim0, dim1) or "
                            f"permute(...) for more dimensions")
 
 

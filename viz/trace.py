@@ -40,14 +40,18 @@ KINDS = ("op", "param", "input", "const", "output")
 class Node:
     """One vertex. ``value`` is the tensor it produces (None when unknown), ``grad`` the total
     gradient ∂L/∂(that tensor) (None without ``grads=True``), ``module`` the dotted path of the
-    ``nn.Module`` it belongs to (None outside any module)."""
+    ``nn.Module`` it belongs to (None outside any module). ``output`` is the name of the tensor
+    an operation produces (``h_1``, ``Q``), when the code gave it one: a ``name`` set on the
+    tensor inside ``record()``, or an entry of ``names``."""
 
-    __slots__ = ("id", "kind", "name", "module", "obj", "value", "shape", "dtype", "grad")
+    __slots__ = ("id", "kind", "name", "module", "obj", "value", "shape", "dtype", "grad",
+                 "output")
 
     def __init__(self, id, kind, name, module=None, obj=None, value=None, shape=None,
                  dtype=None):
         self.id, self.kind, self.name, self.module, self.obj = id, kind, name, module, obj
         self.value, self.shape, self.dtype, self.grad = value, shape, dtype, None
+        self.output = None
 
     @property
     def formula(self):
@@ -60,7 +64,7 @@ class Node:
 
     def __repr__(self):
         where = f" in {self.module}" if self.module else ""
-        return f"<{self.kind} {self.name} {self.shape}{where}>"
+        return f"<{self.kind} {self.name} {tuple(self.shape)}{where}>"
 
 
 class Edge:
@@ -75,7 +79,7 @@ class Edge:
         self.value, self.shape, self.dtype, self.grad = value, shape, dtype, grad
 
     def __repr__(self):
-        return f"<edge {self.src}->{self.dst}[{self.slot}] {self.shape}>"
+        return f"<edge {self.src}->{self.dst}[{self.slot}] {tuple(self.shape)}>"
 
 
 class Graph:
@@ -147,7 +151,8 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
                         f"data, grad, _prev and _op (docs/viz.md, foreign graphs), got "
                         f"{type(root).__name__}")
     with _gc_paused():
-        return _trace(root, grads, _param_names(params), gradient, _variable_names(names))
+        return _trace(root, grads, _param_names(params), gradient, _variable_names(names),
+                      _output_names(names))
 
 
 @contextlib.contextmanager
@@ -163,7 +168,7 @@ def _gc_paused():
             gc.enable()
 
 
-def _trace(root, grads, names, gradient, variables):
+def _trace(root, grads, names, gradient, variables, outputs):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
     order, consumers = _post_order(root_vertex)
     edge_grads, totals = {}, {}
@@ -190,6 +195,9 @@ def _trace(root, grads, names, gradient, variables):
         for slot, p in enumerate(v.parents):
             if p is not None:
                 sources.append((slot, ids[p]))
+                named = slot < len(inputs) and isinstance(inputs[slot], Tensor) and inputs[slot].name
+                if named and isinstance(p, Function):        # recorded, named, made by an operation
+                    ids[p].output = ids[p].output or inputs[slot].name
                 continue
             kept = slot < len(inputs)                       # an input that needs no gradient
             if kept and inputs[slot] is None:               # an optional input left out
@@ -198,6 +206,7 @@ def _trace(root, grads, names, gradient, variables):
                                               ids, variables)))
         node = ids[v] = add("op", v.name, v.module, v, known.get(v))
         node.grad = totals.get(v)
+        node.output = outputs.get(id(v))
         for slot, src in sources:
             g = edge_grads.get((v, slot))
             edges.append(Edge(src.id, node.id, slot, src.value,
@@ -371,6 +380,15 @@ def _variable_names(names):
         return {}
     return {id(t): name for name, t in names.items()
             if isinstance(t, Tensor) and not name.startswith("_")}
+
+
+def _output_names(names):
+    """{id(operation): name} for the tensors of ``{name: tensor}`` that an operation produced:
+    the edges leaving that operation carry the name."""
+    if names is None:
+        return {}
+    return {id(t.grad_fn): name for name, t in names.items()
+            if isinstance(t, Tensor) and t.grad_fn is not None and not name.startswith("_")}
 
 
 def _is_parameter(t):

@@ -140,16 +140,29 @@ def lesson_map():
             "step-through player is there, and the notebook itself can be downloaded from its "
             "page to run and change. Run them locally with `make notebooks`; the exercises "
             "check your answers when you run their check cells.", "",
-            "| lesson | what it teaches | course section |", "|---|---|---|"]
+            "| lesson | what it teaches | course section | course topics |", "|---|---|---|---|"]
+    topics = course_topics()
     for path in lessons():
         number, title, teaches, section = lesson_heading(path)
         cell = lambda s: s.replace("|", "\\|")        # noqa: E731 (a table cell)
+        taught = ", ".join(topics.get(number, [])) or "—"
         rows.append(f"| [{number} · {cell(title)}]({path.name}) | {cell(first_sentence(teaches))}"
-                    f" | {cell(section)} |")
+                    f" | {cell(section)} | {taught} |")
     extra = ROOT / "docs" / "notebooks.md"
-    rows += ["", f"What each lesson covers in detail, and which lesson teaches each topic of "
-             f"the course notes: [the lessons page](../{extra.name})."]
+    rows += ["", f"The course topics are numbered as in the topic map of "
+             f"[the lessons page](../{extra.name}#the-courses-topics-lesson-by-lesson), which "
+             f"also says what each lesson covers in detail."]
     return "\n".join(rows) + "\n"
+
+
+def course_topics():
+    """{lesson number: [topic numbers it teaches]} from the topic map of docs/notebooks.md
+    (topics still planned for a lesson are left out)."""
+    page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    found = {}
+    for topic, lesson in re.findall(r"^\| (\d+) \| .+? \| (\d\d) \| `", page, re.M):
+        found.setdefault(lesson, []).append(topic)
+    return found
 
 
 README_LINK = re.compile(r"\]\((docs/)([^)]*)\)")

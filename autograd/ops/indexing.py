@@ -78,7 +78,10 @@ class IndexPut(Function):
     def forward(ctx, x, v, index):
         _keep_index(ctx, index)
         out = x.copy()
-        out[index] = v
+        try:
+            out[index] = v
+        except ValueError:          # v has leading axes of size 1 more than x[index] (PyTorch
+            out[index] = _drop_leading_ones(v, np.ndim(x[index]))      # drops them)
         kept = np.ones(x.shape, dtype=bool)
         kept[index] = False
         ctx.save(kept=kept)
@@ -93,6 +96,14 @@ class IndexPut(Function):
             if grad_v.ndim < len(ctx.v_shape):      # v had extra leading axes of size 1
                 grad_v = grad_v.reshape(ctx.v_shape)
         return ctx.xp.where(ctx.kept, grad, 0) if need_x else None, grad_v
+
+
+def _drop_leading_ones(v, ndim):
+    """``v`` without leading axes of size 1 beyond ``ndim`` (``x[0] = ones((1, 1))``)."""
+    v = np.asarray(v)
+    while v.ndim > ndim and v.shape[0] == 1:
+        v = v[0]
+    return v
 
 
 def _as_index(i, op):
@@ -121,8 +132,8 @@ def getitem(x, index):
         out = GetItem.apply(x, index=index)
         return mark_view(out, x, GetItem, index=index) if _is_basic(index) else out
     except IndexError as e:
-        raise IndexError(f"indexing a tensor of shape {x.shape}: {_pytorch_words(e, x)}"
-                         ) from None
+        raise IndexError(f"indexing a tensor of shape {tuple(x.shape)}: "
+                         f"{_pytorch_words(e, x)}") from None
 
 
 _NUMPY_INDEX_WORDS = [      # NumPy's message -> PyTorch's, for the same mistake
@@ -179,7 +190,7 @@ def gather(x, dim, index):
     d = normalize_dim(dim, x.ndim, "gather")
     if index.ndim != x.ndim:
         raise ValueError(f"gather: index has {index.ndim} dimensions but input of shape "
-                         f"{x.shape} has {x.ndim}")
+                         f"{tuple(x.shape)} has {x.ndim}")
     _check_in_range(index, x.shape[d], d, "gather")
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[d] = index
@@ -193,6 +204,7 @@ def masked_fill(x, mask, value):
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
     out = Where.apply(mask, value, x)
     if out.shape != x.shape:
-        raise ValueError(f"masked_fill: mask of shape {mask.shape} does not broadcast to the "
-                         f"input's shape {x.shape}")
+        raise ValueError(f"masked_fill: mask of shape "
+                         f"{tuple(mask.shape)} does not broadcast to the "
+                         f"input's shape {tuple(x.shape)}")
     return out

@@ -44,7 +44,8 @@ from .cnn import LeNet, Residual, ResNeXtBlock, corr2d, init_cnn  # noqa: F401
 from .files import DATA_HUB, DATA_URL, download, download_extract, extract  # noqa: F401
 from .linear import (FASHION_FILES, Classifier, FashionMNIST, LinearRegression,  # noqa: F401
                      LinearRegressionScratch, SoftmaxRegression, SyntheticRegressionData,
-                     accuracy, evaluate_loss, get_fashion_mnist_labels, linreg, load_array,
+                     accuracy, evaluate_accuracy_gpu, evaluate_loss,
+                     get_dataloader_workers, get_fashion_mnist_labels, linreg, load_array,
                      load_data_fashion_mnist, sgd, squared_loss, synthetic_data)
 from .optimization import (get_data_ch11, train_2d, train_ch11,  # noqa: F401
                            train_concise_ch11)

@@ -21,34 +21,55 @@ DATA_HUB = {
 MAX_DEFLATE_RATIO = 1032
 
 
-def missing(what, path, source=None):
-    """The FileNotFoundError for a data file that is not at ``path``."""
+def missing(what, path, source=None, instead="pass root=<the folder that holds it>"):
+    """The FileNotFoundError for a data file that is not at ``path``: the exact path, the
+    file's name, where the book gets it, and what to do ``instead``."""
     name = os.path.basename(path)
     where = f" (the book gets it from {source})" if source else ""
     return FileNotFoundError(
         f"{what}: {os.path.abspath(path)} does not exist. dagrad downloads nothing: put the "
-        f"file {name!r}{where} at that path, or pass root=<the folder that holds it>.")
+        f"file {name!r}{where} at that path, or {instead}.")
 
 
 def download(url, folder="../data", sha1_hash=None):
     """The local path of the book's file ``url`` (a URL, or a name in ``DATA_HUB``):
     ``folder/<the URL's last part>``. The file is used as found (its SHA-1 is not checked: a
-    file you made yourself in the same format works); FileNotFoundError if it is not there."""
+    file you made yourself in the same format works). For an archive, its unpacked folder
+    (``../data/fra-eng`` for ``fra-eng.zip``) stands for it when only the folder is there.
+    FileNotFoundError if neither is there."""
     if not url.startswith("http"):
         if url not in DATA_HUB:
             raise KeyError(f"download: {url!r} is neither a URL nor a name in d2l.DATA_HUB "
                            f"({sorted(DATA_HUB)})")
         url, sha1_hash = DATA_HUB[url]
     fname = os.path.join(folder, url.split("/")[-1])
-    if not os.path.isfile(fname):
-        raise missing("download", fname, url)
-    return fname
+    if os.path.isfile(fname):
+        return fname
+    unpacked = _unpacked(fname)
+    if unpacked and os.path.isdir(unpacked):
+        return unpacked                 # the archive was unpacked already; extract() keeps it
+    error = missing("download", fname, url, "give the folder that holds it")
+    if unpacked:
+        error.args = (error.args[0] + f" The folder it unpacks into, {os.path.abspath(unpacked)},"
+                      f" may be given instead.",)
+    raise error
+
+
+def _unpacked(fname):
+    """The folder an archive unpacks into (``fra-eng.zip`` -> ``fra-eng``), or None."""
+    for ext in (".tar.gz", ".tgz", ".zip", ".tar"):
+        if fname.endswith(ext):
+            return fname[:-len(ext)]
+    return None
 
 
 def extract(filename, folder=None):
-    """Unpack the zip or tar archive ``filename`` into ``folder`` (default: its own folder).
+    """Unpack the zip or tar archive ``filename`` into ``folder`` (default: its own folder);
+    nothing when ``filename`` is the folder of an archive unpacked already.
     A member whose path would land outside ``folder`` (absolute, or through ``..``), or an
     archive that unpacks to more than a compressed file can hold, is refused."""
+    if os.path.isdir(filename):         # download() found the archive already unpacked
+        return
     folder = os.path.dirname(filename) if folder is None else folder
     ext = os.path.splitext(filename)[1]
     if ext == ".zip":

@@ -182,8 +182,10 @@ class FashionMNIST(DataModule):
             path = os.path.join(folder, name)
             found = [p for p in (path, path + ".gz") if os.path.isfile(p)]
             if not found:
-                raise missing("FashionMNIST", path, "github.com/zalandoresearch/fashion-mnist, "
-                              f"as {name}.gz; stand_in='digits' trains on the bundled digits")
+                raise missing("FashionMNIST", path, "github.com/zalandoresearch/fashion-mnist"
+                              f" as {name}.gz, which may stay compressed",
+                              "pass root=<the folder holding FashionMNIST/raw>, or "
+                              "stand_in='digits' to train on the bundled 8x8 digits")
             arrays.append(read_idx(found[0]))
         images, labels = arrays
         if images.ndim != 3 or labels.shape != images.shape[:1]:
@@ -269,6 +271,23 @@ def evaluate_loss(net, data_iter, loss):
         l = loss(out, y)  # noqa: E741
         metric.add(l.sum(), a.size(l))
     return metric[0] / metric[1]
+
+
+def evaluate_accuracy_gpu(net, data_iter, device=None):
+    """The fraction of correct predictions of ``net`` over ``data_iter``, in evaluation mode
+    and without recording a graph (the device is always the CPU here)."""
+    if isinstance(net, nn.Module):
+        net.eval()
+    metric = Accumulator(2)
+    with torch.no_grad():
+        for X, y in data_iter:
+            metric.add(accuracy(net(X), y), y.numel())
+    return metric[0] / metric[1]
+
+
+def get_dataloader_workers():
+    """The book's number of loader processes (dagrad's loader builds batches in-process)."""
+    return 4
 
 
 def get_fashion_mnist_labels(labels):

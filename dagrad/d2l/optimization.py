@@ -1,12 +1,14 @@
 """Optimisation algorithms (the book's chapter 12): the 2-D traces of gradient descent and
 the minibatch experiments on the airfoil self-noise data (``get_data_ch11``, ``train_ch11``,
 ``train_concise_ch11``)."""
+import os
+
 import numpy as np
 
 from dagrad import torch
 from dagrad.torch import nn
 
-from .files import download
+from .files import DATA_HUB, missing
 from .linear import evaluate_loss, linreg, load_array, squared_loss
 from .plotting import Animator
 from .utils import Timer
@@ -31,7 +33,11 @@ def get_data_ch11(batch_size=10, n=1500, root="../data"):
     """(a shuffled loader of the first ``n`` airfoil examples, 5 features and the sound
     level, each column standardised; the number of features). Reads
     ``root/airfoil_self_noise.dat`` (tab-separated, six columns)."""
-    data = np.genfromtxt(download("airfoil", root), dtype=np.float32, delimiter="\t")
+    path = os.path.join(root, "airfoil_self_noise.dat")
+    if not os.path.isfile(path):
+        raise missing("get_data_ch11", path, DATA_HUB["airfoil"][0],
+                      "pass root=<the folder holding airfoil_self_noise.dat>")
+    data = np.genfromtxt(path, dtype=np.float32, delimiter="\t")
     if data.ndim != 2 or data.shape[1] < 2 or np.isnan(data).any():
         raise ValueError(f"get_data_ch11: the airfoil file must hold rows of tab-separated "
                          f"numbers (6 columns), got an array of shape {data.shape}"

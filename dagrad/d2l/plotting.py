@@ -39,12 +39,15 @@ def _show(fig):
 
 
 def use_svg_display():
-    """Show figures as SVG in Jupyter (as the book does)."""
+    """Show figures as SVG in Jupyter (as the book does); nothing outside IPython (setting the
+    format there would start an IPython shell in a plain script)."""
     try:
+        from IPython import get_ipython
         from matplotlib_inline import backend_inline
-        backend_inline.set_matplotlib_formats("svg")
     except ImportError:
-        pass
+        return
+    if get_ipython() is not None:
+        backend_inline.set_matplotlib_formats("svg")
 
 
 def set_figsize(figsize=(3.5, 2.5)):

@@ -64,7 +64,8 @@ class TimeMachine(DataModule):
     def _download(self):
         path = os.path.join(self.root, "timemachine.txt")
         if not os.path.isfile(path):
-            raise missing("TimeMachine", path, DATA_HUB["time_machine"][0])
+            raise missing("TimeMachine", path, DATA_HUB["time_machine"][0],
+                          "pass root=<the folder holding timemachine.txt>")
         with open(path, encoding="utf-8") as f:
             return f.read()
 

@@ -23,8 +23,9 @@ def read_fra_eng(root):
             return f.read()
     archive = os.path.join(root, "fra-eng.zip")
     if not os.path.isfile(archive):
-        raise missing("MTFraEng", path, DATA_HUB["fra-eng"][0] + ", unpacked; or leave the "
-                      "zip itself at " + os.path.abspath(archive))
+        raise missing("MTFraEng", path, "inside " + DATA_HUB["fra-eng"][0],
+                      f"leave the zip itself at {os.path.abspath(archive)}, or pass "
+                      f"root=<the folder holding fra-eng/>")
     with zipfile.ZipFile(archive) as z:
         info = z.getinfo("fra-eng/fra.txt")
         if info.file_size > MAX_DEFLATE_RATIO * os.path.getsize(archive):

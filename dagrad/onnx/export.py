@@ -177,7 +177,8 @@ def _emit(b, node):
     if emitter is None:
         raise UnsupportedOperationError(
             f"dagrad.onnx.export: operation '{node.name}'{where} has no ONNX mapping (output "
-            f"shape {node.value.shape}, {node.value.dtype}). Rewrite that part with supported "
+            f"shape "
+            f"{tuple(node.value.shape)}, {node.value.dtype}). Rewrite that part with supported "
             f"operations, or add an emitter for {type(node).__module__}.{node.name} to "
             f"dagrad.onnx.ops.EMITTERS")
     b.node = node

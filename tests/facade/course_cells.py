@@ -41,10 +41,14 @@ class CourseRun:
     """Runs the cells in order in one namespace (as a notebook does), each once, remembering
     the exception a cell raised (None when it ran)."""
 
-    def __init__(self, cells):
+    def __init__(self, cells, namespace=None):
+        """``namespace``: the names the cells start with; dagrad's (PREAMBLE) by default."""
         self.cells = cells
         self.namespace = {"__name__": "__course__"}
-        exec(PREAMBLE, self.namespace)
+        if namespace is None:
+            exec(PREAMBLE, self.namespace)
+        else:
+            self.namespace.update(namespace)
         self.errors = []
 
     def run_through(self, index):

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from tests.facade.book_data import write_fashion_mnist
+from tests.facade.book_programs import d2l_on_pytorch
 from tests.facade.course_cells import CourseRun, code_cells, notes_folder
 
 FOLDER = notes_folder()
@@ -22,8 +23,8 @@ CANNOT_RUN = {
 }
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def _in_book_layout(tmp_path_factory, namespace=None):
+    """A CourseRun whose working folder sees generated Fashion-MNIST files at ../data."""
     pytest.importorskip("matplotlib")
     import matplotlib
     matplotlib.use("Agg")
@@ -33,11 +34,16 @@ def course(tmp_path_factory):
     before = os.getcwd()
     os.chdir(base / "work")                     # the book's root "../data" is base/data
     try:
-        yield CourseRun(CELLS)
+        yield CourseRun(CELLS, namespace)
     finally:
         os.chdir(before)
         import matplotlib.pyplot as plt
         plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    yield from _in_book_layout(tmp_path_factory)
 
 
 def test_the_notes_have_their_45_code_cells():
@@ -69,3 +75,27 @@ def test_the_last_cell_trained_lenet_for_ten_epochs(course):
     losses = [p.y for p in model.board.data["val_loss"]]
     assert len(losses) == 10 and all(0 < loss < 10 for loss in losses)
     assert tuple(model.net[-1].weight.shape) == (10, 84)
+
+
+def test_on_pytorch_the_same_cells_fail_and_the_others_run(tmp_path_factory, monkeypatch):
+    """The skip list is PyTorch's: the notes' cells on PyTorch (with dagrad.d2l's source
+    pointed at PyTorch) fail at exactly the cells above, with the same exceptions."""
+    if not CELLS:
+        pytest.skip("the course notes are not beside the repository")
+    d2l = d2l_on_pytorch()
+    real = d2l.torch
+    names = {"torch": real, "nn": real.nn, "F": real.nn.functional, "d2l": d2l}
+    loader = real.utils.data.DataLoader
+
+    class InProcess(loader):                    # the book's 4 worker processes change nothing
+        def __init__(self, *args, num_workers=0, **kwargs):
+            super().__init__(*args, num_workers=0, **kwargs)
+    monkeypatch.setattr(real.utils.data, "DataLoader", InProcess)
+    threads = real.get_num_threads()
+    real.set_num_threads(1)
+    for run in _in_book_layout(tmp_path_factory, names):
+        run.run_through(len(CELLS) - 1)
+        failed = {name: type(error) for (name, _), error in zip(CELLS, run.errors) if error}
+    monkeypatch.undo()
+    real.set_num_threads(threads)
+    assert failed == {name: kind for name, (kind, _) in CANNOT_RUN.items()}

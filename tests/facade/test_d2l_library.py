@@ -176,6 +176,24 @@ def test_download_finds_the_books_file_and_fetches_nothing(tmp_path):
         d2l.download("no such data", str(tmp_path))
 
 
+def test_the_books_own_mt_fra_eng_download_finds_the_zip_or_the_unpacked_folder(tmp_path):
+    """The book's section writes d2l.extract(d2l.download(DATA_URL + 'fra-eng.zip', root))."""
+    url = d2l.DATA_URL + "fra-eng.zip"
+    with pytest.raises(FileNotFoundError, match="fra-eng.zip does not exist.*unpacks into"):
+        d2l.download(url, str(tmp_path))
+    write_fra_eng(tmp_path)
+    folder = d2l.download(url, str(tmp_path))
+    assert folder == str(tmp_path / "fra-eng")
+    d2l.extract(folder)                                          # unpacked already: nothing
+    zipped = tmp_path / "zipped"
+    zipped.mkdir()
+    with zipfile.ZipFile(zipped / "fra-eng.zip", "w") as z:
+        z.write(tmp_path / "fra-eng" / "fra.txt", "fra-eng/fra.txt")
+    d2l.extract(d2l.download(url, str(zipped)))
+    assert (zipped / "fra-eng" / "fra.txt").read_text() == (tmp_path / "fra-eng" /
+                                                           "fra.txt").read_text()
+
+
 def test_extract_refuses_a_member_outside_its_folder(tmp_path):
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as z:
@@ -183,6 +201,21 @@ def test_extract_refuses_a_member_outside_its_folder(tmp_path):
     with pytest.raises(ValueError, match="outside"):
         d2l.extract(str(archive), str(tmp_path / "into"))
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_archives_are_read_only_up_to_what_their_size_can_hold(tmp_path, monkeypatch):
+    """Deflate shrinks at most 1032:1; with the bound lowered to 10:1 a highly compressible
+    fra.txt (about 1000:1) shows both readers stop at it, before unpacking."""
+    from dagrad.d2l import files, seq2seq
+    with zipfile.ZipFile(tmp_path / "fra-eng.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("fra-eng/fra.txt", "go .\tva !\n" * 100_000)
+    monkeypatch.setattr(files, "MAX_DEFLATE_RATIO", 10)
+    monkeypatch.setattr(seq2seq, "MAX_DEFLATE_RATIO", 10)
+    with pytest.raises(ValueError, match="more than the zip can hold"):
+        d2l.MTFraEng(2, root=str(tmp_path))
+    with pytest.raises(ValueError, match="more than a zip file of .* bytes can hold"):
+        d2l.extract(str(tmp_path / "fra-eng.zip"))
+    assert not (tmp_path / "fra-eng").exists()
 
 
 def test_lenet_and_the_residual_blocks_shapes():

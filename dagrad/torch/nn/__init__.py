@@ -9,5 +9,7 @@ from .. import _missing
 import dagrad.torch.nn.functional  # noqa: E402,F401
 import dagrad.torch.nn.init  # noqa: E402,F401
 import dagrad.torch.nn.utils  # noqa: E402,F401
+from . import modules, parallel  # noqa: E402,F401
+from .parallel import DataParallel  # noqa: E402,F401
 
 __getattr__ = _missing.forward_to("torch.nn", "dagrad.nn")
