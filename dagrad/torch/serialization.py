@@ -22,6 +22,13 @@ from dagrad.nn.torchfile import (add_safe_globals, clear_safe_globals,  # noqa: 
 from ._missing import forward_to
 
 
+def get_unsafe_globals_in_checkpoint(f):
+    """The classes and functions a ``.pt`` file names that ``load`` would refuse, as
+    ``'module.name'`` strings (read from the pickle, never run)."""
+    from dagrad.nn.torchfile import unsafe_globals
+    return unsafe_globals(f)
+
+
 def _is_safetensors(f):
     return isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors")
 

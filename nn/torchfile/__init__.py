@@ -31,7 +31,7 @@ from .pickler import Pickler
 from .rebuild import Storage, StorageType
 from .unpickler import RestrictedUnpickler
 
-__all__ = ["save_pt", "load_pt", "is_pt_file", "RefusedGlobalError", "add_safe_globals", "clear_safe_globals",
+__all__ = ["save_pt", "load_pt", "is_pt_file", "RefusedGlobalError", "unsafe_globals", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals"]
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -140,6 +140,46 @@ _DEVICE_KINDS = ("cpu", "cuda", "mps", "xpu", "hpu", "mtia", "xla", "meta", "pri
 
 class _DeviceError(RuntimeError):
     """Storages saved on a GPU, loaded without ``map_location``."""
+
+
+def unsafe_globals(f):
+    """The globals a ``.pt`` file names that loading would refuse (neither PyTorch's
+    weights_only set, nor dagrad's own, nor allowlisted), as ``'module.name'`` strings: what
+    ``add_safe_globals`` would need, if the file is trusted. The pickle is only read
+    (``pickletools.genops``), never run."""
+    import pickletools
+    if isinstance(f, (str, os.PathLike)):
+        with open_regular_file(f, "get_unsafe_globals_in_checkpoint") as fh:
+            return unsafe_globals(io.BytesIO(fh.read()))
+    archive = ArchiveReader(f, "<file object>")
+    try:
+        data = archive.read("data.pkl")
+    finally:
+        archive.close()
+    known = {**allowlist.default_globals(True), **allowlist.dagrad_modules(),
+             **allowlist.user_globals()}
+    names, strings = [], []
+    try:
+        for opcode, argument, _ in pickletools.genops(data):
+            if opcode.name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"):
+                strings.append(argument)
+            elif opcode.name == "GLOBAL":
+                names.append(argument.replace(" ", ".", 1))
+            elif opcode.name == "STACK_GLOBAL" and len(strings) >= 2:
+                names.append(f"{strings[-2]}.{strings[-1]}")
+    except Exception as e:      # a damaged pickle: report what was read before the damage
+        raise SerializationError(f"get_unsafe_globals_in_checkpoint: data.pkl is damaged "
+                                 f"({e})") from None
+    found = []
+    for name in names:
+        module, _, rest = name.partition(".")
+        name = f"{_IMPORT_MAPPING.get(module, module)}.{rest}"
+        if name not in known and allowlist.dagrad_function(name) is None and name not in found:
+            found.append(name)
+    return found
+
+
+_IMPORT_MAPPING = {"__builtin__": "builtins", "copy_reg": "copyreg"}
 
 
 def _what_instead(magic):

@@ -277,6 +277,18 @@ def test_a_model_of_ones_own_class_loads_once_its_class_is_allowed(tmp_path):
         dtorch.serialization.clear_safe_globals()
 
 
+def test_the_globals_a_load_would_refuse_are_listed_without_running_anything(tmp_path):
+    dtorch.save({"net": Net(), "model": nn.Linear(2, 1).state_dict()}, tmp_path / "net.pt")
+    names = dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "net.pt")
+    assert names == [f"{Net.__module__}.Net"]
+    with dtorch.serialization.safe_globals([Net]):
+        assert dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "net.pt") == []
+    torch = torch_or_skip()
+    torch.save({"o": torch.optim.SGD}, tmp_path / "o.pt")
+    assert dtorch.serialization.get_unsafe_globals_in_checkpoint(tmp_path / "o.pt") == [
+        "torch.optim.sgd.SGD"]
+
+
 def test_saving_fails_before_touching_the_file(tmp_path):
     path = tmp_path / "keep.pt"
     dtorch.save({"a": 1}, path)
