@@ -388,8 +388,9 @@ def _describe_failure(name, arrays, error):
     failure is said as PyTorch says it (which dimension, which sizes)."""
     described = ", ".join(f"{np.shape(a)} {getattr(a, 'dtype', type(a).__name__)}"
                           for a in arrays)
-    if "could not be broadcast" in str(error):
-        error = _broadcast_mismatch([np.shape(a) for a in arrays]) or error
+    if "could not be broadcast" not in str(error):      # not about shapes: no shape advice
+        return f"{name}: {error} (inputs: {described})"
+    error = _broadcast_mismatch([np.shape(a) for a in arrays]) or error
     return (f"{name}: {error} (inputs: {described}). Check the shapes: broadcasting aligns "
             f"trailing dimensions, which must be equal or 1; reshape or unsqueeze an operand.")
 
