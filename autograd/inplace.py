@@ -110,10 +110,10 @@ def _views_to_rebase(tensor, what):
     node), checked before anything is written: a view of a leaf that requires grad raises."""
     chain = []
     view = tensor
-    while view.grad_fn is not None and view.grad_fn.returns_view and (
-            view._data.base is not None):
+    while view._base is not None and view.grad_fn is not None and (
+            view.grad_fn.returns_view and view._data.base is not None):
         node = view.grad_fn
-        base = node.source
+        base = view._base
         if base.requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 f"{what}: a view of a leaf Variable that requires grad is being used in an "
@@ -131,11 +131,11 @@ def _views_to_rebase(tensor, what):
 
 
 def _rebase_base(view, node):
-    """``view`` (made from ``node.source`` by ``node``) was just changed in place, and with it
+    """``view`` (made from ``view._base`` by ``node``) was just changed in place, and with it
     the memory of its base: record the base's new values as the view operation's write-back.
     The stand-in for the base's old history may share the changed memory: a write-back never
     reads the values the view overwrote."""
-    base = node.source
+    base = view._base
     new = node.write_back(Tensor._make(base._data, base.grad_fn), view)
     mark_written(base)
     _rebase(base, new.grad_fn)

@@ -30,6 +30,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd.function import Function
+from dagrad.autograd.recording import noted
 from dagrad.autograd.versions import written_since
 
 from .gradients import edge_gradients
@@ -178,7 +179,8 @@ def _trace(root, grads, names, gradient, variables):
             if v in totals:
                 ids[v].grad = totals[v]
             continue
-        inputs = v.inputs
+        note = noted(v)
+        inputs = v.inputs if note is None else note.inputs
         sources = []
         for slot, p in enumerate(v.parents):
             if p is not None:
@@ -261,8 +263,9 @@ def _known_values(order, consumers, root):
     for v in order:
         if not isinstance(v, Function):
             continue
-        if v.value is not None:
-            known[v] = v.value
+        note = noted(v)
+        if note is not None:
+            known[v] = note.value
         elif v is root.grad_fn:
             known[v] = root._data
         elif v.saves_output and v.saved:
@@ -279,11 +282,12 @@ def _known_values(order, consumers, root):
 def _saved_input(node, slot):
     """The value of input ``slot`` of ``node`` if the node kept it (as a tensor, or as the
     array of an operation's output) and it is unchanged."""
-    inputs = node.inputs
+    note = noted(node)
+    inputs, tick = (node.inputs, node.tick) if note is None else (note.inputs, note.tick)
     if slot >= len(inputs):
         return None
     value = inputs[slot]._data if isinstance(inputs[slot], Tensor) else inputs[slot]
-    if not isinstance(value, np.ndarray) or written_since(value, node.tick):
+    if not isinstance(value, np.ndarray) or written_since(value, tick):
         return None
     return value
 
