@@ -26,7 +26,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Printed (inside double quotes in the shell) when `dot` is missing and cannot be installed.
 DOT_MISSING := Graphviz's \`dot\` program is missing: install it with \`sudo apt-get install graphviz\` (Debian/Ubuntu), \`brew install graphviz\` (macOS) or \`conda install graphviz\`; DOT text output works without it
 
-.PHONY: help demo test notebooks bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
+.PHONY: help demo test notebooks site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
 
 # ---------------------------------------------------------------- help
 
@@ -45,8 +45,12 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 	$(PIP) install -e '.[notebooks]'
 	@touch $@
 
+$(VENV)/.installed-site: pyproject.toml | $(PY)
+	$(PIP) install -e '.[notebooks,site]'
+	@touch $@
+
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PIP) install -e '.[test]'
+	$(PIP) install -e '.[test,site]'
 	@# Parity tests need PyTorch; without it they are skipped locally, but CI must run them.
 	$(PIP) install $(TORCH_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(TORCH_REQ) for the parity tests" >&2; exit 1; fi; \
@@ -99,8 +103,13 @@ test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with 
 	fi; \
 	exit $$status
 
+# JupyterLab refuses to run as root ("Running as root is not recommended") unless told to:
+# containers and cloud machines often are root.
 notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
-	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks
+	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
+
+site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (~4 min)
+	$(PY) website/build.py --out build/site
 
 bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (7-12 min)
 	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."

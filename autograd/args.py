@@ -81,8 +81,13 @@ def normalize_dims(dim, ndim, op):
     return (normalize_dim(dim, ndim, op),) if ndim else ()
 
 
-def size_arg(size, op):
-    """The shape of a tensor to create: ``shape_arg``, and every size >= 0 (PyTorch's error)."""
+def size_arg(size, op, keyword=None):
+    """The shape of a tensor to create: ``shape_arg``, and every size >= 0 (PyTorch's error).
+    ``keyword`` is the shape given as ``size=`` (``torch.rand(size=(2, 3))``), if it was."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{op}: give the shape either positionally or as size=, not both")
+        size = (keyword,)
     shape = shape_arg(size, op)
     for s in shape:
         if s < 0:

@@ -40,22 +40,23 @@ def _new(array, requires_grad, device, op):
     return Tensor(array, requires_grad=requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of zeros of shape ``size``."""
-    return _new(np.zeros(size_arg(size, "zeros"), _float_dtype(dtype)), requires_grad, device,
-                "zeros")
+def zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros of the shape given positionally (``zeros(2, 3)``, ``zeros((2, 3))``)
+    or as ``size=``."""
+    shape = size_arg(size_args, "zeros", size)
+    return _new(np.zeros(shape, _float_dtype(dtype)), requires_grad, device, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of ones of shape ``size``."""
-    return _new(np.ones(size_arg(size, "ones"), _float_dtype(dtype)), requires_grad, device,
-                "ones")
+def ones(*size_args, size=None, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones of the shape given positionally or as ``size=``."""
+    shape = size_arg(size_args, "ones", size)
+    return _new(np.ones(shape, _float_dtype(dtype)), requires_grad, device, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of shape ``size`` (zeros here: NumPy's empty is not faster enough
     to justify garbage values)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros(*size_args, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -117,16 +118,16 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
                 device, "linspace")
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def rand(*size_args, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     """Uniform random numbers in [0, 1) from the global generator (see ``manual_seed``)."""
-    shape = size_arg(size, "rand")
+    shape = size_arg(size_args, "rand", size)
     values = _rng(generator).random(shape, dtype=_float_dtype(dtype))
     return _new(values, requires_grad, device, "rand")
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*size_args, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     """Standard normal random numbers from the global generator (see ``manual_seed``)."""
-    shape = size_arg(size, "randn")
+    shape = size_arg(size_args, "randn", size)
     values = _rng(generator).standard_normal(shape, dtype=_float_dtype(dtype))
     return _new(values, requires_grad, device, "randn")
 

@@ -475,6 +475,13 @@ class TensorMethods:
     def dot(self, other):
         return linalg.matmul(self, other)
 
+    def mv(self, vec):
+        """Matrix times vector: (n, m) @ (m,) -> (n,)."""
+        if self.ndim != 2 or getattr(vec, "ndim", None) != 1:
+            raise RuntimeError(f"mv: expected a 2-D matrix and a 1-D vector, got shapes "
+                               f"{tuple(self.shape)} and {tuple(getattr(vec, 'shape', ()))}")
+        return linalg.matmul(self, vec)
+
     def bmm(self, other):
         return composed.bmm(self, other)
 
@@ -512,8 +519,10 @@ class TensorMethods:
     def topk(self, k, dim=-1, largest=True, sorted=True):
         return composed.topk(self, k, dim, largest, sorted)
 
-    def cumsum(self, dim, dtype=None):
-        return composed.cumsum(self, dim, dtype)
+    def cumsum(self, dim=None, dtype=None, *, axis=None):
+        if (dim is None) == (axis is None):
+            raise TypeError("cumsum: give the dimension once, as dim or its alias axis")
+        return composed.cumsum(self, axis if dim is None else dim, dtype)
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)

@@ -137,7 +137,38 @@ def _worker(setups, name, timing):
     peak = _status_kib("VmHWM")
     work_mib = (peak - before) / 1024 if can_reset and peak and before else None
     total_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_mib": total_mib, "work_mib": work_mib}))
+    print(json.dumps({"seconds": seconds, "peak_mib": total_mib, "work_mib": work_mib,
+                      "blas": blas_kernel() if name != "torch" else None}))
+
+
+# Some machines force OpenBLAS onto an older kernel (OPENBLAS_CORETYPE=Haswell on a CPU with
+# AVX-512, for old OpenBLAS builds that crashed there): a (128, 784) @ (784, 512) product then
+# takes 0.50 ms instead of 0.38, while PyTorch keeps AVX-512. A user's NumPy picks its own
+# kernel, so the timed processes run without these (tests and CI keep them).
+FORCED_BLAS_SETTINGS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def worker_env(extra_env=None):
+    """The environment of a timed process: 2 threads for every library, OpenBLAS free to choose
+    its kernel."""
+    env = {k: v for k, v in os.environ.items() if k not in FORCED_BLAS_SETTINGS}
+    env.update(OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS, MKL_NUM_THREADS=THREADS)
+    env.update(extra_env or {})
+    return env
+
+
+def blas_kernel():
+    """NumPy's BLAS as threadpoolctl sees it in this process, e.g. 'openblas 0.3.31
+    (SkylakeX kernel)', or None without threadpoolctl."""
+    try:
+        import numpy  # noqa: F401  (loads the BLAS for threadpoolctl to find)
+        import threadpoolctl
+    except ImportError:
+        return None
+    libs = threadpoolctl.threadpool_info()
+    return ", ".join(f"{lib['internal_api']} {lib.get('version')}"
+                     + (f" ({lib['architecture']} kernel)" if lib.get("architecture") else "")
+                     for lib in libs if lib.get("user_api") == "blas") or None
 
 
 def run_worker(module, name, extra_env=None):
@@ -145,8 +176,7 @@ def run_worker(module, name, extra_env=None):
     extra_env = dict(extra_env or {})
     if name.endswith(MALLOC_DEFAULTS):
         extra_env["DAGRAD_KEEP_FREED_MEMORY"] = "0"
-    env = dict(os.environ, OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS,
-               MKL_NUM_THREADS=THREADS, **extra_env)
+    env = worker_env(extra_env)
     out = subprocess.run([sys.executable, "-m", module, "--worker", name], env=env,
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -155,7 +185,10 @@ def run_worker(module, name, extra_env=None):
 
 
 def compare(module, names, rounds=3):
-    """Alternate the workers of ``names`` for ``rounds``; return {name: {"ms", "peak_mib"}}."""
+    """Alternate the workers of ``names`` for ``rounds``; return {name: {"ms", "min_ms",
+    "peak_mib", "work_mib", "blas"}}: the median and the minimum over the processes (timed
+    processes are bimodal on some machines, the same one taking 0.41 or 0.69 ms a step, so
+    the minimum is given beside the median)."""
     results = {n: [] for n in names}
     for _ in range(rounds):
         for n in names:
@@ -164,6 +197,8 @@ def compare(module, names, rounds=3):
     for n, rs in results.items():
         work = [r["work_mib"] for r in rs if r.get("work_mib") is not None]
         summary[n] = {"ms": 1e3 * statistics.median(r["seconds"] for r in rs),
+                      "min_ms": 1e3 * min(r["seconds"] for r in rs),
+                      "blas": rs[0].get("blas"),
                       "peak_mib": statistics.median(r["peak_mib"] for r in rs),
                       "work_mib": statistics.median(work) if work else None}
     return summary
@@ -191,7 +226,8 @@ def report(title, summary, baseline="torch"):
     for n, r in summary.items():
         ratio = f"{r['ms'] / base:6.2f}x {baseline}" if base else ""
         work = "" if r.get("work_mib") is None else f"   working memory {r['work_mib']:7.1f} MiB"
-        print(f"  {n:26s} {r['ms']:10.3f} ms   process peak {r['peak_mib']:7.1f} MiB{work}"
+        print(f"  {n:26s} {r['ms']:10.3f} ms [min {r.get('min_ms', r['ms']):.3f}]"
+              f"   process peak {r['peak_mib']:7.1f} MiB{work}"
               f"   {ratio}")
 
 

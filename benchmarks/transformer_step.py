@@ -1,7 +1,8 @@
 """Transformer training step: forward, backward and Adam update of a 2-layer TransformerEncoder
 (d_model 128, 4 heads, feed-forward 512, ReLU, post-norm, no dropout) on a batch of 16
 sequences of 64 positions, batch first, with a mean-squared-error loss against a fixed target,
-float32, in dagrad (nn + optim) and PyTorch, starting from the same weights."""
+float32, in dagrad (nn + optim), PyTorch and NumPy written by hand (``benchmarks.
+transformer_numpy``), starting from the same weights."""
 import numpy as np
 
 from benchmarks.common import main, training_step
@@ -59,7 +60,18 @@ def setup_torch():
                          torch.from_numpy(x), torch.from_numpy(y))
 
 
-SETUPS = {"dagrad": setup_dagrad, "torch": setup_torch}
+def setup_numpy():
+    from benchmarks import transformer_numpy
+    x, y, state = _problem()
+    update = transformer_numpy.adam(state, LR)
+
+    def step():
+        _, grads = transformer_numpy.loss_and_grads(state, x, y, LAYERS, HEADS)
+        update(grads)
+    return step
+
+
+SETUPS = {"dagrad": setup_dagrad, "numpy": setup_numpy, "torch": setup_torch}
 
 if __name__ == "__main__":
     main("benchmarks.transformer_step", SETUPS,

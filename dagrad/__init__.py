@@ -9,7 +9,7 @@ The subpackages are imported on first use, so ``import dagrad`` costs only this 
 import importlib
 
 __version__ = "0.1.0"
-__all__ = ["autograd", "nn", "onnx", "optim", "viz", "torch", "d2l"]
+__all__ = ["autograd", "nn", "onnx", "optim", "viz", "torch", "d2l", "exercises"]
 
 
 def __getattr__(name):

@@ -13,7 +13,7 @@ from . import init
 from .module import Module
 from .rnn_cells import (GRUCell, LSTMCell, MGUCell, RNNCell,  # noqa: F401  (re-exported)
                         check_input, initial_state, input_projection, new_weights,
-                        recurrence_for)
+                        recurrence_for, run_layer)
 
 
 class RNNBase(Module):
@@ -71,6 +71,17 @@ class RNNBase(Module):
                  if name.endswith(self._suffix(layer, d))]
                 for layer in range(self.num_layers) for d in range(directions)]
 
+    @property
+    def _flat_weights_names(self):
+        """PyTorch's names of the recurrent parameters, layer by layer and direction by
+        direction (weight_ih, weight_hh, bias_ih, bias_hh), as code that initialises them
+        by name reads them: ``module._parameters[name]`` for each."""
+        return list(self._parameters)
+
+    @property
+    def _flat_weights(self):
+        return list(self._parameters.values())
+
     def forward(self, input, hx=None):
         """Run the whole sequence; returns (output, h_n), for an LSTM (output, (h_n, c_n))."""
         name = type(self).__name__
@@ -117,12 +128,7 @@ class RNNBase(Module):
         steps = x.shape[time_axis]
         weights = r.weights(p["weight_hh" + suffix], b_hh, p.get("weight_ch" + suffix),
                             steps > 1)
-        lead = (slice(None),) * time_axis
-        hs = [None] * steps
-        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-            state = r.step(xs[lead + (t,)], state, weights)
-            hs[t] = state[0] if r.lstm else state
-        return ag.stack(hs, dim=time_axis), state
+        return run_layer(r, xs, state, weights, reverse, time_axis)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"

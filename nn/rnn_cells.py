@@ -18,7 +18,8 @@ from collections import namedtuple
 import numpy as np
 
 from dagrad import autograd as ag
-from dagrad.autograd.ops import rnn_ops
+from dagrad.autograd.grad_mode import STATE
+from dagrad.autograd.ops import rnn_ops, rnn_sequence
 
 from . import init
 from .module import Module
@@ -93,17 +94,72 @@ def mgu_weights(w_hh, b_hh, w_ch, whole_sequence):
     return w_hf, _transposed(w_hf, whole_sequence), w_hn, _transposed(w_hn, whole_sequence)
 
 
+# ---- a whole sequence as one operation, where the family has one (see ``run_layer``)
+
+def lstm_layer(xs, state, weights, reverse, time_axis):
+    """(h_t of every step in time order, (h_T, c_T)): the LSTM over all of ``xs`` as one
+    ``LSTMSequence`` operation, or None where the steps must stay separate operations
+    (peepholes)."""
+    w_hh, w_t, w_ch = weights
+    if w_ch is not None:
+        return None
+    xs = _time_first(xs, reverse, time_axis)
+    steps = xs.shape[0]
+    packed = rnn_sequence.lstm_sequence(xs, state[0], state[1], w_hh, w_t)
+    return _time_back(packed[:steps], reverse, time_axis), (packed[steps - 1], packed[steps])
+
+
+def gru_layer(xs, state, weights, reverse, time_axis):
+    """(h_t of every step in time order, h_T): the GRU over all of ``xs`` as one
+    ``GRUSequence`` operation."""
+    w_hh, w_t, b_hh = weights
+    xs = _time_first(xs, reverse, time_axis)
+    hs = rnn_sequence.gru_sequence(xs, state, w_hh, b_hh, w_t)
+    return _time_back(hs, reverse, time_axis), hs[xs.shape[0] - 1]
+
+
+def _time_first(xs, reverse, time_axis):
+    """The sequence with time first and, for the reverse direction, the last step first."""
+    xs = xs.transpose(0, 1) if time_axis else xs
+    return xs.flip(0) if reverse else xs
+
+
+def _time_back(hs, reverse, time_axis):
+    """Outputs of ``_time_first``'s order back in the input's order and layout."""
+    hs = hs.flip(0) if reverse else hs
+    return hs.transpose(0, 1) if time_axis else hs
+
+
 # gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
-# gate); lstm: the state is (h, c); step and weights: the two functions above.
-Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights")
+# gate); lstm: the state is (h, c); step and weights: the two functions above; layer: the
+# whole sequence as one operation (None: the family has none).
+Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights layer")
 
 RECURRENCES = {
-    "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights),
-    "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights),
-    "LSTM": Recurrence(4, True, True, lstm_step, lstm_weights),
-    "GRU": Recurrence(3, False, False, gru_step, gru_weights),
-    "MGU": Recurrence(2, True, False, mgu_step, mgu_weights),
+    "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights, None),
+    "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights, None),
+    "LSTM": Recurrence(4, True, True, lstm_step, lstm_weights, lstm_layer),
+    "GRU": Recurrence(3, False, False, gru_step, gru_weights, gru_layer),
+    "MGU": Recurrence(2, True, False, mgu_step, mgu_weights, None),
 }
+
+
+def run_layer(recurrence, xs, state, weights, reverse, time_axis):
+    """One layer in one direction over the whole sequence ``xs`` (its input projections):
+    (h_t stacked in time order, final state). As one operation where the family has one,
+    except under ``viz.record()``, whose pictures show every step; else step by step, each
+    step its own few operations."""
+    if recurrence.layer is not None and not STATE.values:
+        result = recurrence.layer(xs, state, weights, reverse, time_axis)
+        if result is not None:
+            return result
+    steps = xs.shape[time_axis]
+    lead = (slice(None),) * time_axis
+    hs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        state = recurrence.step(xs[lead + (t,)], state, weights)
+        hs[t] = state[0] if recurrence.lstm else state
+    return ag.stack(hs, dim=time_axis), state
 
 
 def input_projection(x, w_ih, b_ih, b_hh, recurrence):

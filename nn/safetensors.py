@@ -26,7 +26,8 @@ import numpy as np
 
 from dagrad.autograd import Tensor, as_array
 
-from .serialization import SerializationError, atomic_write
+from .serialization import atomic_write
+from .zipcheck import SerializationError, open_regular_file
 
 MAX_HEADER = 100 * 1024 * 1024   # the limit the reference implementation enforces
 METADATA = "__metadata__"
@@ -119,9 +120,7 @@ def safetensors_metadata(path):
 
 
 def _open(path):
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"load_safetensors: no such file: {path!r}")
-    return open(path, "rb")
+    return open_regular_file(path, "load_safetensors")
 
 
 def _read_header(f, path):
@@ -141,8 +140,11 @@ def _read_header(f, path):
         raise refuse(f"its header claims {length} bytes but the file has only {size - 8} after "
                      f"the length (truncated)")
     try:
-        header = json.loads(f.read(length).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        header = json.loads(f.read(length).decode("utf-8"), object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise refuse(f"its header names {e.args[0]!r} twice (readers disagree on which one "
+                     f"counts)") from None
+    except (ValueError, RecursionError) as e:   # JSON, UTF-8, or an integer too long to parse
         raise refuse(f"its header is not JSON text ({type(e).__name__}: {e})") from None
     if not isinstance(header, dict):
         raise refuse(f"its header is a JSON {type(header).__name__}, not an object")
@@ -165,11 +167,25 @@ def _read_header(f, path):
     return entries, dict(metadata), 8 + length
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs):
+    """A JSON object as a dict, refusing a key given twice (``json`` would keep the last)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _check_entry(name, entry, data_size, refuse):
     if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
         raise refuse(f"tensor '{name}' must have exactly dtype, shape and data_offsets")
     kind, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
-    if kind not in ITEMSIZE:
+    if not isinstance(kind, str) or kind not in ITEMSIZE:
         raise refuse(f"tensor '{name}' has dtype {kind!r}; dagrad reads "
                      f"{', '.join(sorted(ITEMSIZE))}")
     if not isinstance(shape, list) or not all(_is_count(n) for n in shape):

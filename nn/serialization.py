@@ -1,7 +1,8 @@
 """``save`` / ``load``: state dicts (and checkpoints made of them) as ``.npz`` files.
 
 Loading never runs code and never allocates more than the file holds: the file is a zip of
-uncompressed ``.npy`` arrays, read without pickle; compressed or encrypted members are refused,
+uncompressed ``.npy`` arrays, read without pickle, whose members ``zipcheck`` checks first
+(unique names, disjoint and inside the file); compressed or encrypted members are refused,
 each member's declared shape times its item size must equal the bytes it holds before anything
 is allocated, each member is decoded at most once (a manifest naming one twice is refused), and
 every failure is a ``SerializationError`` with the file closed. Saving refuses what loading
@@ -29,16 +30,12 @@ from dagrad.autograd import Tensor, as_array
 
 from .module import Module
 from .module_tree import module_to_tree, tree_to_module
+from .zipcheck import SerializationError, checked_zip, open_regular_file
 
 FORMAT = "dagrad.state"
 VERSION = 1
 MANIFEST = "__dagrad__"
 _TENSOR_KINDS = "biuf"
-
-
-class SerializationError(ValueError):
-    """The file is not a readable dagrad state file (truncated, corrupted, foreign, or
-    declaring more data than it holds)."""
 
 
 def save(obj, path):
@@ -208,24 +205,24 @@ def load(path):
     scalars, dicts as dicts.
 
     Raises ``FileNotFoundError`` for a missing file and ``SerializationError`` (a ValueError)
-    for anything else wrong with the file: truncated, corrupted, foreign, encrypted or
-    compressed members, holding object arrays, or declaring more data than it
-    holds (each member's declared size is checked against the bytes the file can hold before
-    anything is allocated, and each member is decoded at most once). The file is always closed.
+    for anything else wrong with the file: not a regular file (a FIFO is refused at once),
+    truncated, corrupted, foreign, encrypted or compressed members, two entries with one name,
+    overlapping members, holding object arrays, or declaring more data than it holds (the zip
+    is checked by ``zipcheck.checked_zip`` and each array's declared size against its member
+    before anything is allocated, and each member is decoded at most once). The file is
+    always closed.
     """
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"load: no such file: {path!r}")
-    with open(path, "rb") as f:
+    with open_regular_file(path, "load") as f:
         magic = f.read(4)
         if magic != b"PK\x03\x04":
             what = "a single .npy array" if magic == b"\x93NUM" else "not an .npz file"
             raise SerializationError(f"load: {path!r} is {what}; expected a state file "
                                      f"written by nn.save")
-        f.seek(0)
+        zf, members = checked_zip(f, path, "load")
         try:
-            with zipfile.ZipFile(f) as zf:
-                return _Reader(zf, path, os.fstat(f.fileno()).st_size).load()
+            with zf:
+                return _Reader(zf, members, path).load()
         except SerializationError:
             raise
         except RecursionError:
@@ -240,9 +237,8 @@ def load(path):
 class _Reader:
     """Reads the members of one open zip, checking every size before allocating."""
 
-    def __init__(self, zf, path, file_size):
-        self.zf, self.path, self.file_size = zf, path, file_size
-        self.members = {info.filename: info for info in zf.infolist()}
+    def __init__(self, zf, members, path):
+        self.zf, self.members, self.path = zf, members, path
         self.decoded = set()
 
     def error(self, message):
@@ -275,17 +271,6 @@ class _Reader:
             raise self.error(f"names array {name!r} twice (nn.save writes each array once; a "
                              f"repeated reference would multiply the memory needed)")
         self.decoded.add(name)
-        if info.flag_bits & 0x1:
-            raise self.error(f"member {info.filename!r} is encrypted; nn.save never encrypts")
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise self.error(f"member {info.filename!r} is compressed (compression method "
-                             f"{info.compress_type}); nn.save stores members uncompressed")
-        if max(info.file_size, info.compress_size) + info.header_offset > self.file_size:
-            raise self.error(f"member {info.filename!r} declares {info.file_size} bytes, more "
-                             f"than the {self.file_size}-byte file can hold")
-        if info.compress_size != info.file_size:
-            raise self.error(f"member {info.filename!r} is stored uncompressed but declares "
-                             f"{info.file_size} bytes in {info.compress_size}")
         return info
 
     def array(self, name):

@@ -46,16 +46,18 @@ def _np(x):
     return np.asarray(x)
 
 
-def torch_parity(fn, torch_fn, arrays, rtol=1e-7, atol=1e-9, seed=1):
-    """Run ``fn`` on autograd leaves and ``torch_fn`` on torch leaves made from the same float64
-    ``arrays``; compare outputs and the gradients of Σ w⊙out (w random) for every input."""
+def torch_parity(fn, torch_fn, arrays, rtol=1e-7, atol=1e-9, seed=1, dtype=np.float64):
+    """Run ``fn`` on autograd leaves and ``torch_fn`` on torch leaves made from the same
+    ``arrays`` cast to ``dtype``; compare outputs (dtype included) and the gradients of
+    Σ w⊙out (w random) for every input."""
     torch = torch_or_skip()
-    xs = leaves(arrays)
-    ts = [torch.tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    xs = [ag.tensor(np.array(a, dtype=dtype), requires_grad=True) for a in arrays]
+    ts = [torch.tensor(np.array(a, dtype=dtype), requires_grad=True) for a in arrays]
     out = fn(*xs)
     tout = torch_fn(*ts)
+    assert str(out.dtype) == str(tout.dtype).removeprefix("torch."), (out.dtype, tout.dtype)
     assert_close(out, tout, rtol, atol, "forward value")
-    w = np.random.default_rng(seed).standard_normal(out.shape)
+    w = np.random.default_rng(seed).standard_normal(out.shape).astype(dtype)
     (out * ag.tensor(w)).sum().backward()
     (tout * torch.tensor(w)).sum().backward()
     for k, (x, t) in enumerate(zip(xs, ts)):

@@ -1,8 +1,10 @@
 """The benchmark workloads compute what they claim: every framework's first step must equal
 the same step computed in NumPy, so the tables compare equal work (no timing here)."""
 import numpy as np
+import pytest
 
-from benchmarks import lenet_step, lstm_cell_step, mlp_step, overhead
+from benchmarks import (lenet_step, lstm_cell_step, mlp_step, overhead, transformer_numpy,
+                        transformer_step)
 from benchmarks.common import training_step
 from benchmarks.others import reference
 from dagrad import autograd as ag, nn, optim
@@ -47,3 +49,54 @@ def test_the_numpy_lenet_max_pool_sends_each_gradient_to_one_maximum():
     grad = lenet_step._max_pool_grad(np.ones(pooled.shape, np.float32), route)
     assert pooled[0, :, :, 0].tolist() == [[0, 0], [0, 3]]
     assert grad[0, :, :, 0].tolist() == [[1, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]]
+
+
+def test_the_hand_written_numpy_transformer_gradients_are_dagrad_s():
+    x, y, state = transformer_step._problem()
+    layer = nn.TransformerEncoderLayer(transformer_step.D_MODEL, transformer_step.HEADS,
+                                       transformer_step.FF, dropout=0.0, batch_first=True)
+    model = nn.TransformerEncoder(layer, transformer_step.LAYERS)
+    model.load_state_dict(state)
+    loss = nn.MSELoss()(model(ag.tensor(x)), ag.tensor(y))
+    loss.backward()
+    expected_loss, grads = transformer_numpy.loss_and_grads(
+        {k: v.copy() for k, v in state.items()}, x, y, transformer_step.LAYERS,
+        transformer_step.HEADS)
+    assert np.isclose(float(loss), expected_loss, rtol=1e-5)
+    named = dict(model.named_parameters())
+    assert set(grads) == set(named)
+    for name, g in grads.items():
+        assert g.dtype == np.float32, name
+        expected = named[name].grad.numpy()
+        np.testing.assert_allclose(g, expected, rtol=0, atol=2e-3 * np.abs(expected).max() + 1e-9,
+                                   err_msg=name)
+
+
+def test_the_hand_written_numpy_adam_is_pytorch_s():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    state = {"w": rng.standard_normal(5).astype(np.float32)}
+    w = torch.nn.Parameter(torch.from_numpy(state["w"].copy()))
+    opt = torch.optim.Adam([w], lr=0.1)
+    update = transformer_numpy.adam(state, 0.1)
+    for _ in range(3):
+        g = rng.standard_normal(5).astype(np.float32)
+        w.grad = torch.from_numpy(g.copy())
+        opt.step()
+        update({"w": g.copy()})
+    np.testing.assert_allclose(state["w"], w.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_the_hand_written_numpy_gru_step_takes_dagrad_s_step():
+    from benchmarks import gru_step
+    state, x, y = gru_step._problem()
+    initial = {name: value.copy() for name, value in state.items()}
+    model = nn.GRU(gru_step.INPUT, gru_step.HIDDEN)
+    model.load_state_dict(state)
+    training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=gru_step.LR),
+                  ag.tensor(x), ag.tensor(y), forward=gru_step._outputs)()
+    gru_step.numpy_step(state, x, y)()
+    for name, value in model.state_dict().items():
+        step, expected = state[name] - initial[name], value.numpy() - initial[name]
+        np.testing.assert_allclose(step, expected, rtol=0, atol=1e-3 * np.abs(expected).max(),
+                                   err_msg=name)

@@ -3,8 +3,8 @@
 For every notebook with exercises: run it with the solutions (notebooks/solutions/<stem>.py)
 typed into the answer cells, and every check must say right; run it with the wrong answers
 (tests/notebooks/wrong_answers/<stem>.py: the mistakes students make) and every check must say
-wrong, with the diagnosis the wrong answer's `# expect:` line names. The blank run is
-tests/test_notebooks.py::test_notebook_runs. Every answer cell has a solution and a wrong answer.
+wrong, with the diagnosis the wrong answer's `# expect:` line names. These two runs stop after
+the last check cell; the blank run, tests/test_notebooks.py::test_notebook_runs, runs it all. Every answer cell has a solution and a wrong answer.
 """
 import pytest
 
@@ -21,7 +21,8 @@ def run_with(path, sections, tmp_path):
     pytest.importorskip("nbformat", reason="install the notebooks extra")
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
-    records = harness.execute(harness.inject(nb, sections), tmp_path / "checks.jsonl")
+    answered = harness.through_last_check(harness.inject(nb, sections))
+    records = harness.execute(answered, tmp_path / "checks.jsonl")
     grouped = harness.by_exercise(records)
     missing = set(harness.exercise_ids(nb)) - set(grouped)
     assert not missing, f"exercises whose check did not run (or not with exercise=<id>): {missing}"
@@ -68,6 +69,14 @@ def test_answer_files_belong_to_notebooks():
     for folder in (harness.SOLUTIONS_DIR, harness.WRONG_ANSWERS_DIR):
         for path in folder.glob("*.py"):
             assert path.stem in stems, f"{path.name} answers a notebook that does not exist"
+
+
+def test_answered_runs_stop_after_the_last_check():
+    nb = {"cells": [{"cell_type": "code", "metadata": {"tags": ["exercise:03.1"]}, "source": ""},
+                    {"cell_type": "code", "metadata": {"tags": ["check:03.1"]}, "source": ""},
+                    {"cell_type": "markdown", "metadata": {}, "source": "## Checks"}]}
+    assert len(harness.through_last_check(nb)["cells"]) == 2
+    assert len(nb["cells"]) == 3
 
 
 def test_answer_files_parse_into_sections(tmp_path):

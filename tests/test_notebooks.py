@@ -13,6 +13,7 @@ import re
 import pytest
 
 from tests.notebooks import harness
+from website import build as site_build
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -20,6 +21,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 # What each notebook must teach (issue "Teaching notebooks"): phrases searched, case-insensitive,
 # in its text and code.
 TOPICS = {
+    "00": ["chain rule", "compute graph", "local derivative", "multiple use", "topological",
+           "backward", "viz.draw", "micrograd"],
     "01": ["by hand", "compute graph", "chain rule", "many inputs", "many outputs",
            "multiple use", "gradients of tensors", "gradcheck", "viz.draw"],
     "02": ["viz.steps", "viz.player", "grads=True", "jacobian", "forward", "reverse"],
@@ -39,6 +42,11 @@ TOPICS = {
            "positional encoding", "encoder–decoder", "reverse", "gpt", "generat"],
     "10": ["linear autoencoder is pca", "deep autoencoder", "denoising", "sparse"],
     "11": ["latent-variable", "elbo", "reparameteris", "kl", "samples", "latent space"],
+    "15": ["byte-pair encoding", "merges", "encoder block", "add & norm", "feed-forward",
+           "viz.player", "pre-norm", "post-norm", "next-token", "masked language model",
+           "span corruption", "relative positions", "alibi", "path length"],
+    "16": ["forward process", "closed form", "ᾱ", "predict the noise", "training objective",
+           "sampling", "reverse step", "viz.draw", "moons"],
     "14": ["from dagrad import torch, d2l", "add_to_class", "lazylinear", ".data.normal_",
            "torch.no_grad", "softmax regression", "dropout", "lenet", "stand_in",
            "grads=true"],
@@ -71,6 +79,7 @@ def test_notebook_runs(path, tmp_path):
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
     records = harness.execute(nb, tmp_path / "checks.jsonl")
+    site_build.keep_executed(nb, path)           # tests/test_site.py builds the site from it
     assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
         "every exercise's check cell calls a check with exercise=<its id>, and no other id"
     answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]
@@ -186,3 +195,28 @@ def test_docs_list_every_notebook():
     assert sorted(rows) == [p.stem for p in NOTEBOOKS]
     assert all(len(line.split()) >= 5 for line in rows.values())
 
+
+
+PLANNED_TOPICS_AT_MOST = 7       # topics assigned to a lesson that does not teach them yet
+
+
+def test_every_course_topic_is_mapped_to_the_lesson_that_teaches_it():
+    """docs/notebooks.md maps each of the course's 84 topics to a lesson; the phrase it gives
+    is in that lesson (so the map cannot drift from the lessons), except for the few topics
+    marked "(planned)", whose number may only shrink."""
+    page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| (\d\d)( \(planned\))? \| `(.+?)` \|$", page, re.M)
+    numbers = [int(n) for n, *_ in rows]
+    assert sorted(numbers) == list(range(1, 85)), "every topic 1-84 once, none unmapped"
+    lessons = {p.name[:2]: p for p in NOTEBOOKS}
+    planned, missing = [], []
+    for number, topic, lesson, is_planned, phrase in rows:
+        assert lesson in lessons, f"topic {number} ({topic}) names lesson {lesson}, which does not exist"
+        if is_planned:
+            planned.append(number)
+            continue
+        text = "\n".join(s for _, s in cells(lessons[lesson])).lower().replace("√", "sqrt ")
+        if phrase.lower() not in text:
+            missing.append(f"topic {number} ({topic}): {phrase!r} is not in lesson {lesson}")
+    assert not missing, "\n".join(missing)
+    assert len(planned) <= PLANNED_TOPICS_AT_MOST, f"more topics planned than taught: {planned}"

@@ -1,8 +1,11 @@
 """The Python examples of the README and of every page in docs/ run, so the documentation
-cannot drift from the code. Each page runs as one session, its blocks in order (later blocks
-use names the earlier ones defined)."""
+cannot drift from the code. Each block runs alone, in a fresh interpreter, as a reader who
+pastes that one block would run it: a block that needs an import or a name says so itself."""
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -19,12 +22,28 @@ def test_the_documentation_has_examples():
     assert sum(len(python_blocks(p)) for p in PAGES) >= 6, "the docs lost their examples"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_page_examples_run(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)           # examples that save pictures write here
-    namespace = {}
-    for number, source in enumerate(python_blocks(page)):
-        exec(compile(source, f"{page.name} python block {number}", "exec"), namespace)
+BLOCKS = [(page, number) for page in PAGES for number in range(len(python_blocks(page)))]
+BLOCK_TIMEOUT = 300
+
+
+def first_line(page, number):
+    """The line of ``page`` where its python block ``number`` starts (for the test's id)."""
+    text = page.read_text(encoding="utf-8")
+    starts = [m.start() for m in re.finditer(r"```python\n", text)]
+    return text.count("\n", 0, starts[number]) + 1
+
+
+@pytest.mark.parametrize("page, number", BLOCKS, ids=[
+    f"{page.relative_to(ROOT)}:{first_line(page, number)}" for page, number in BLOCKS])
+def test_each_example_runs_alone_in_a_fresh_interpreter(page, number, tmp_path):
+    source = python_blocks(page)[number]
+    env = dict(os.environ, MPLBACKEND="Agg")
+    # the example runs in an empty folder (examples that save pictures write there)
+    result = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
+    assert result.returncode == 0, (
+        f"{page.relative_to(ROOT)}, the python block at line {first_line(page, number)}, "
+        f"fails when run alone:\n{result.stderr[-3000:]}")
 
 
 def test_readme_links_resolve():

@@ -5,6 +5,7 @@
     viz.draw(loss, grads=True)           # a graphviz.Digraph; shows inline in Jupyter
     viz.save(viz.draw(loss), "g.svg")    # SVG, PNG or PDF by extension
     viz.player(viz.steps(loss))          # step through forward then backward, one op a frame
+    viz.player(viz.steps(loss), quiz=True)   # ... asking for each δ before showing it
     norms = viz.GradNorms(model)         # per-layer gradient norms during training
     viz.plots.grad_norms(norms)          # ... and history, attention, latent, images plots
     with viz.record():                   # keep every intermediate value for the pictures
@@ -12,6 +13,7 @@
     viz.sequence_gradient_norms(rnn, x)  # ‖∂L/∂x_t‖ per time step (vanishing gradients)
     z = viz.TSNE().fit_transform(X)      # a 2-D map of embeddings ...
     viz.embedding_plot(z, labels=y)      # ... drawn with a label on every point
+    viz.draw(value, grads=True)          # another engine's graph (micrograd's Value): viz.foreign
 
 Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
 program for SVG), ``viz.plots`` needs matplotlib.

@@ -110,13 +110,15 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
                       f"modules", stacklevel=2)
     if not isinstance(root, Graph):
         root = trace(root, grads=grads, params=params, gradient=gradient, names=names)
-    return render(root, options)
+    # a graph may carry its own marks (viz.foreign: a .grad that disagrees with its edges)
+    return render(root, options, emphasis=getattr(root, "emphasis", None))
 
 
-def render(graph, options, timeline=None):
+def render(graph, options, timeline=None, emphasis=None):
     """The Digraph for a traced ``graph``. Every box and edge has a stable SVG id (``vz_n3``,
     ``vz_e7``); with a ``timeline`` (a step-through), ``dot.vz_marks`` records for each id when
-    each of its text rows, its gradient colour and its highlight appear (see ``viz.steps``)."""
+    each of its text rows, its gradient colour and its highlight appear (see ``viz.steps``).
+    ``emphasis`` marks chosen boxes and edges (``Emphasis``)."""
     layout = _Layout(graph, options)
     if len(layout.items) > options.max_nodes:
         raise ValueError(_too_many(len(layout.items), graph, options))
@@ -139,6 +141,8 @@ def render(graph, options, timeline=None):
     for item in layout.items:
         target = _cluster(dot, clusters, item.cluster, options) if item.cluster else dot
         attrs, rows = _node_attrs(item, graph, options, timeline, layout)
+        if emphasis is not None and item.node is not None:
+            attrs, rows = _emphasised(attrs, rows, emphasis.nodes.get(item.node.id))
         attrs["id"] = f"vz_{item.key}"
         if timeline is not None:
             marks[attrs["id"]] = (rows, None, timeline.highlight.get(item.key))
@@ -148,6 +152,8 @@ def render(graph, options, timeline=None):
         fan_in[d] = fan_in.get(d, 0) + 1
     for k, (src, dst, g, group) in enumerate(edges):
         attrs, rows = _edge_attrs(graph, g, group, scale, options, timeline)
+        if emphasis is not None:
+            attrs, rows = _emphasised(attrs, rows, emphasis.edge(group))
         attrs["id"] = f"vz_e{k}"
         if fan_in[dst] > 1 and "label" in attrs:
             attrs["decorate"] = "true"        # a line ties each label to its own edge
@@ -164,6 +170,31 @@ def render(graph, options, timeline=None):
         if legend:
             dot.attr(label=legend)
     return dot
+
+
+class Emphasis:
+    """Extra marks on chosen parts of a picture (``exercises.check_grads`` uses it to draw a
+    student's wrong gradients in red): ``nodes[node id]`` and ``edges[edge index]`` are
+    ``(attributes, rows)``: Graphviz attributes that replace the usual ones (colour, pen
+    width, tooltip) and label rows (HTML-like text) added under the usual ones."""
+
+    def __init__(self, nodes=None, edges=None):
+        self.nodes, self.edges = nodes or {}, edges or {}
+
+    def edge(self, group):
+        """The marks of a drawn edge standing for graph edges ``group`` (the first marked)."""
+        return next((self.edges[i] for i in group if i in self.edges), None)
+
+
+def _emphasised(attrs, rows, marks):
+    if marks is None:
+        return attrs, rows
+    more_attrs, more_rows = marks
+    rows = rows + [(r, None) for r in more_rows]
+    attrs = {**attrs, **more_attrs}
+    if rows:
+        attrs["label"] = "<" + "<BR/>".join(r for r, _ in rows) + ">"
+    return attrs, rows
 
 
 # ----------------------------------------------------------------------------------- layout
@@ -367,7 +398,11 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
         rows.append((_font(labels.escape(labels.gradient(g, SHORT)), GRAD_TEXT, None), at))
     if len(group) > 1:
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
+    if src.kind == "op" and src.output:                  # the tensor's own name, first
+        rows.insert(0, (f"<B>{labels.escape(src.output)}</B>", None))
     tip = [f"{src.name} → {graph[first.dst].name} (input {first.slot})"]
+    if src.kind == "op" and src.output:
+        tip[0] = f"{src.output}: {tip[0]}"
     if first.value is not None:
         tip.append(f"value {labels.array(first.value, TOOLTIP_FULL)}")
     if g is not None:

@@ -45,6 +45,8 @@ _SCRIPT = """
     formula.textContent = frames[i][2];
     slider.value = i;
     count.textContent = (i + 1) + " / " + frames.length;
+    root.dataset.frame = i;
+    root.dispatchEvent(new CustomEvent("vz-frame", {{detail: i}}));
   }}
   function stop() {{
     if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\u25B6 play"; }}
@@ -62,6 +64,7 @@ _SCRIPT = """
     }}, {interval});
   }};
   root.addEventListener("keydown", function (e) {{
+    if (e.target.tagName === "INPUT" && e.target.type === "text") return;   // typing a δ
     if (e.key === "ArrowRight") {{ stop(); show(current + 1); e.preventDefault(); }}
     if (e.key === "ArrowLeft") {{ stop(); show(current - 1); e.preventDefault(); }}
   }});
@@ -99,13 +102,19 @@ def page(fragment, title):
             "</body>\n</html>\n")
 
 
-def player(frames, interval=1.0, title="dagrad: forward and backward, step by step"):
+def player(frames, interval=1.0, title="dagrad: forward and backward, step by step",
+           quiz=False, tol=0.01):
     """A self-contained HTML step-through of ``frames`` (from ``viz.steps``).
 
     ``interval``: seconds per frame when playing. The picture is rendered once with Graphviz's
     ``dot``; each frame shows or hides parts of it. Returns a :class:`Player`: displays inline
     in Jupyter, ``viz.save(p, "steps.html")`` (or ``p.save(...)``) writes a page that opens in
     any browser without network access.
+
+    ``quiz=True``: predict, then reveal (``viz.quiz``). In each backward frame the δ on each
+    input edge of the operation stays hidden until the student types it; within ``tol``
+    (relative: 0.01 is 1%) it is marked right, else wrong, with the right value and the local
+    rule that gives it.
     """
     frames = list(frames)
     if not frames:
@@ -126,8 +135,12 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
     table = json.dumps([[f.phase, f.title, f.formula] for f in frames], ensure_ascii=False)
     table = table.replace("</", "<\\/")
     uid = new_uid()
-    fragment = view_html(frames[0].picture.svg(), uid, extra_style=_STYLE.format(uid=uid) +
-                         PICTURE_STYLE, before=controls, after_script=_SCRIPT.format(
-                             uid=uid, frames=table, interval=int(interval * 1000)),
-                         role="vz-player")
+    style = _STYLE.format(uid=uid) + PICTURE_STYLE
+    script = _SCRIPT.format(uid=uid, frames=table, interval=int(interval * 1000))
+    if quiz:
+        from .quiz import quiz_parts
+        panel, quiz_style, quiz_script = quiz_parts(frames, uid, tol)
+        controls, style, script = controls + panel, style + quiz_style, script + quiz_script
+    fragment = view_html(frames[0].picture.svg(), uid, extra_style=style, before=controls,
+                         after_script=script, role="vz-player")
     return Player(fragment, title, n)

@@ -41,14 +41,18 @@ KINDS = ("op", "param", "input", "const", "output")
 class Node:
     """One vertex. ``value`` is the tensor it produces (None when unknown), ``grad`` the total
     gradient ∂L/∂(that tensor) (None without ``grads=True``), ``module`` the dotted path of the
-    ``nn.Module`` it belongs to (None outside any module)."""
+    ``nn.Module`` it belongs to (None outside any module). ``output`` is the name of the tensor
+    an operation produces (``h_1``, ``Q``), when the code gave it one: a ``name`` set on the
+    tensor inside ``record()``, or an entry of ``names``."""
 
-    __slots__ = ("id", "kind", "name", "module", "obj", "value", "shape", "dtype", "grad")
+    __slots__ = ("id", "kind", "name", "module", "obj", "value", "shape", "dtype", "grad",
+                 "output")
 
     def __init__(self, id, kind, name, module=None, obj=None, value=None, shape=None,
                  dtype=None):
         self.id, self.kind, self.name, self.module, self.obj = id, kind, name, module, obj
         self.value, self.shape, self.dtype, self.grad = value, shape, dtype, None
+        self.output = None
 
     @property
     def formula(self):
@@ -124,7 +128,9 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
     """The graph behind tensor ``root``.
 
     Args:
-        root: the Tensor to trace back from (e.g. a loss).
+        root: the Tensor to trace back from (e.g. a loss), or a value of another engine
+            that follows ``viz.foreign``'s protocol (micrograd's ``Value``: ``data``,
+            ``grad``, ``_prev``, ``_op``), drawn with the gradients its backward left.
         grads: also compute the gradient on every edge. Runs the backward engine with an edge
             observer on a retained graph: no tensor's ``.grad`` changes and ``root.backward()``
             still works afterwards. The seed is ∂L/∂root = ``gradient``, or ones (for a
@@ -139,9 +145,15 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
     Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
     """
     if not isinstance(root, Tensor):
-        raise TypeError(f"viz.trace: expected a Tensor, got {type(root).__name__}")
+        from . import foreign
+        if foreign.follows_protocol(root):
+            return foreign.trace(root, grads, names)
+        raise TypeError(f"viz.trace: expected a Tensor, or a value of another engine with "
+                        f"data, grad, _prev and _op (docs/viz.md, foreign graphs), got "
+                        f"{type(root).__name__}")
     with _gc_paused():
-        return _trace(root, grads, _param_names(params), gradient, _variable_names(names))
+        return _trace(root, grads, _param_names(params), gradient, _variable_names(names),
+                      _output_names(names))
 
 
 @contextlib.contextmanager
@@ -157,7 +169,7 @@ def _gc_paused():
             gc.enable()
 
 
-def _trace(root, grads, names, gradient, variables):
+def _trace(root, grads, names, gradient, variables, outputs):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
     order, consumers = _post_order(root_vertex)
     edge_grads, totals = {}, {}
@@ -185,6 +197,9 @@ def _trace(root, grads, names, gradient, variables):
         for slot, p in enumerate(v.parents):
             if p is not None:
                 sources.append((slot, ids[p]))
+                named = slot < len(inputs) and isinstance(inputs[slot], Tensor) and inputs[slot].name
+                if named and isinstance(p, Function):        # recorded, named, made by an operation
+                    ids[p].output = ids[p].output or inputs[slot].name
                 continue
             kept = slot < len(inputs)                       # an input that needs no gradient
             if kept and inputs[slot] is None:               # an optional input left out
@@ -193,6 +208,7 @@ def _trace(root, grads, names, gradient, variables):
                                               ids, variables)))
         node = ids[v] = add("op", v.name, v.module, v, known.get(v))
         node.grad = totals.get(v)
+        node.output = outputs.get(id(v))
         for slot, src in sources:
             g = edge_grads.get((v, slot))
             edges.append(Edge(src.id, node.id, slot, src.value,
@@ -368,6 +384,15 @@ def _variable_names(names):
         return {}
     return {id(t): name for name, t in names.items()
             if isinstance(t, Tensor) and not name.startswith("_")}
+
+
+def _output_names(names):
+    """{id(operation): name} for the tensors of ``{name: tensor}`` that an operation produced:
+    the edges leaving that operation carry the name."""
+    if names is None:
+        return {}
+    return {id(t.grad_fn): name for name, t in names.items()
+            if isinstance(t, Tensor) and t.grad_fn is not None and not name.startswith("_")}
 
 
 def _is_parameter(t):

@@ -72,7 +72,10 @@ class IndexPut(Function):
     def forward(ctx, x, v, index):
         _keep_index(ctx, index)
         out = x.copy()
-        out[index] = v
+        try:
+            out[index] = v
+        except ValueError:          # v has leading axes of size 1 more than x[index] (PyTorch
+            out[index] = _drop_leading_ones(v, np.ndim(x[index]))      # drops them)
         kept = np.ones(x.shape, dtype=bool)
         kept[index] = False
         ctx.save(kept=kept)
@@ -87,6 +90,14 @@ class IndexPut(Function):
             if grad_v.ndim < len(ctx.v_shape):      # v had extra leading axes of size 1
                 grad_v = grad_v.reshape(ctx.v_shape)
         return ctx.xp.where(ctx.kept, grad, 0) if need_x else None, grad_v
+
+
+def _drop_leading_ones(v, ndim):
+    """``v`` without leading axes of size 1 beyond ``ndim`` (``x[0] = ones((1, 1))``)."""
+    v = np.asarray(v)
+    while v.ndim > ndim and v.shape[0] == 1:
+        v = v[0]
+    return v
 
 
 def _as_index(i, op):

@@ -2,7 +2,7 @@
 import statistics
 import subprocess
 
-from benchmarks.common import THREADS
+from benchmarks.common import worker_env
 from benchmarks.others import ENGINES, WORKLOADS, venv
 from benchmarks.others.reference import CHAIN_LENGTH
 from benchmarks.others.worker import ROOT
@@ -14,9 +14,7 @@ DEEP_CHAIN = 1_000_000      # dagrad's and PyTorch's W6 (benchmarks.deep_chain)
 def _time(exe, engine, workload, rounds):
     """Median seconds of the engine's step (each round a fresh process), or the error."""
     import json
-    import os
-    env = dict(os.environ, OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS,
-               MKL_NUM_THREADS=THREADS, PYTHONPATH=str(ROOT))
+    env = worker_env({"PYTHONPATH": str(ROOT)})
     times = []
     for _ in range(1 if workload == "W6" else rounds):
         out = subprocess.run([exe, "-m", "benchmarks.others.worker", engine, workload],

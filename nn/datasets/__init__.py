@@ -5,6 +5,7 @@ Other data families (toy sequence tasks, bundled text) add one import line below
 ship go in ``nn/datasets/data/``.
 """
 from .digits import load_digits
+from .idx import read_idx
 from .split import train_test_split
 from .synthetic import make_moons, make_spirals, synthetic_data
 from .sequences import (adding_problem, copy_task, first_token_task, reverse_task,

@@ -269,7 +269,46 @@ OPS += [
     OpCase("gru_cell", lambda m, x, h, h0: _rnn_op("gru_cell", x, h, h0),
            [((3, 6), (3, 6), (3, 2)), ((6,), (6,), (2,))],
            torch_fn=lambda t, x, h, h0: _gru_torch(t, x, h, h0)),
+    # ---- a whole LSTM layer over a sequence as one operation: h_1 … h_T, then c_T
+    OpCase("lstm_sequence", lambda m, xs, h0, c0, w: _lstm_sequence(xs, h0, c0, w),
+           [((3, 2, 8), (2, 2), (2, 2), (8, 2)), ((1, 1, 8), (1, 2), (1, 2), (8, 2))],
+           torch_fn=lambda t, xs, h0, c0, w: _lstm_sequence_torch(t, xs, h0, c0, w)),
+    OpCase("gru_sequence", lambda m, xg, h0, w, b: _gru_sequence(xg, h0, w, b),
+           [((3, 2, 6), (2, 2), (6, 2), (6,)), ((1, 1, 6), (1, 2), (6, 2), (6,))],
+           torch_fn=lambda t, xg, h0, w, b: _gru_sequence_torch(t, xg, h0, w, b)),
+    OpCase("gru_sequence_no_bias", lambda m, xg, h0, w: _gru_sequence(xg, h0, w, None),
+           [((2, 2, 6), (2, 2), (6, 2))],
+           torch_fn=lambda t, xg, h0, w: _gru_sequence_torch(t, xg, h0, w, 0)),
 ]
+
+
+def _gru_sequence(xg, h0, w, b):
+    from dagrad.autograd.ops.rnn_sequence import gru_sequence
+    return gru_sequence(xg, h0, w, b)
+
+
+def _gru_sequence_torch(t, xg, h0, w, b):
+    """The GRU layer composed in torch, step by step: h_1 … h_T."""
+    h, hs = h0, []
+    for x in xg:
+        h = _gru_torch(t, x, h @ w.T + b, h)
+        hs.append(h)
+    return t.stack(hs)
+
+
+def _lstm_sequence(xs, h0, c0, w):
+    from dagrad.autograd.ops.rnn_sequence import lstm_sequence
+    return lstm_sequence(xs, h0, c0, w)
+
+
+def _lstm_sequence_torch(t, xs, h0, c0, w):
+    """The LSTM layer composed in torch, step by step, packed as (T+1, N, H) like dagrad's."""
+    h, c, hs = h0, c0, []
+    for x in xs:
+        c = _lstm_torch(t, x + h @ w.T, c)[0]
+        h = _lstm_torch(t, x + h @ w.T, None, out_c=c)[1]
+        hs.append(h)
+    return t.stack(hs + [c])
 
 
 def _rnn_op(name, *args):

@@ -127,7 +127,15 @@ def _write_through_data_is_not_checked(L):
     return (w,)
 
 
-CASES = [_relu_after_add, _masked_assignment, _slice_augmented_assignment,
+def _assign_a_value_with_leading_unit_axes(L):
+    x, v = L.t([1., 2., 3.], True), L.t([[5.]], True)
+    y = x * 1
+    y[1] = v * 2                              # (1, 1) into one element: PyTorch drops the axes
+    (y * y).sum().backward()
+    return x, v
+
+
+CASES = [_assign_a_value_with_leading_unit_axes, _relu_after_add, _masked_assignment, _slice_augmented_assignment,
          _change_through_a_slice, _change_through_nested_views, _change_through_a_reshape,
          _zero_keeps_the_graph, _copy_into_a_buffer, _clamp_and_div,
          _retain_grad_follows_the_tensor, _retain_grad_follows_an_addition,

@@ -98,6 +98,16 @@ def test_matches_pytorch(op, shapes):
                  random_inputs(shapes, op.domain))
 
 
+@pytest.mark.parametrize("op,shapes", CASES)
+def test_matches_pytorch_in_float32(op, shapes):
+    """The same rows in float32, the dtype models train in: the result stays float32 and
+    agrees with PyTorch's float32 result to float32's precision."""
+    torch = torch_or_skip()
+    torch_fn = op.torch_fn or op.fn
+    torch_parity(lambda *t: op.fn(ag, *t), lambda *t: torch_fn(torch, *t),
+                 random_inputs(shapes, op.domain), rtol=2e-4, atol=2e-5, dtype=np.float32)
+
+
 def test_every_row_has_a_unique_name():
     names = [op.name for op in OPS]
     assert len(names) == len(set(names))

@@ -1,12 +1,11 @@
 """dagrad.d2l: the textbook's scaffolding behaves as the book's library does."""
-import gzip
-import struct
-
 import numpy as np
 import pytest
 
 from dagrad import d2l, torch
 from dagrad.torch import nn
+from dagrad.nn.datasets import read_idx
+from tests.facade.book_data import write_fashion_mnist
 from tests.helpers import torch_or_skip
 
 
@@ -77,47 +76,47 @@ def test_classifier_accuracy_and_loss():
     assert model.loss(scores, labels).item() == pytest.approx(expected, rel=1e-6)
 
 
-def _write_idx(path, array):
-    header = struct.pack(">BBBB", 0, 0, 8, array.ndim) + struct.pack(
-        f">{array.ndim}i", *array.shape)
-    with gzip.open(path, "wb") as f:
-        f.write(header + array.astype(np.uint8).tobytes())
-
-
-def test_fashion_mnist_reads_the_standard_files(tmp_path):
-    rng = np.random.default_rng(0)
-    raw = tmp_path / "FashionMNIST" / "raw"
-    raw.mkdir(parents=True)
-    for train, n in ((True, 6), (False, 4)):
-        images, labels = d2l.FASHION_FILES[train]
-        _write_idx(raw / images, rng.integers(0, 256, (n, 28, 28)))
-        _write_idx(raw / labels, np.arange(n) % 10)
+def test_fashion_mnist_reads_the_idx_files_where_the_book_puts_them(tmp_path):
+    write_fashion_mnist(tmp_path, n_train=6, n_val=4)
     data = d2l.FashionMNIST(batch_size=4, resize=(14, 14), root=str(tmp_path))
     X, y = next(iter(data.val_dataloader()))
     assert X.shape == (4, 1, 14, 14) and X.dtype == torch.float32 and 0 <= X.min().item()
     assert X.max().item() <= 1 and y.tolist() == [0, 1, 2, 3] and len(data.train) == 6
     assert data.text_labels([0, 9]) == ["t-shirt", "ankle boot"]
     same = d2l.FashionMNIST(batch_size=4, root=str(tmp_path))
-    first = d2l.read_idx_gz(raw / d2l.FASHION_FILES[False][0])[0] / 255
+    raw = tmp_path / "FashionMNIST" / "raw" / "t10k-images-idx3-ubyte.gz"
+    first = read_idx(raw)[0] / 255
     np.testing.assert_allclose(same.val[0][0].numpy()[0], first, rtol=1e-6)
 
 
+def test_fashion_mnist_reads_unpacked_files_too(tmp_path):
+    write_fashion_mnist(tmp_path, n_train=3, n_val=2, compress=False)
+    data = d2l.FashionMNIST(root=str(tmp_path))
+    assert len(data.train) == 3 and data.val[1][1].item() == 1
+
+
 def test_fashion_mnist_without_files_says_where_to_put_them(tmp_path):
-    with pytest.raises(FileNotFoundError, match="put the four files.*stand_in='digits'"):
+    folder = tmp_path / "FashionMNIST" / "raw"
+    with pytest.raises(FileNotFoundError) as error:
         d2l.FashionMNIST(root=str(tmp_path))
+    message = str(error.value)
+    assert str(folder / "train-images-idx3-ubyte") in message
+    assert "downloads nothing" in message and "stand_in='digits'" in message
     data = d2l.FashionMNIST(batch_size=8, root=str(tmp_path), stand_in="digits")
     X, y = next(iter(data.train_dataloader()))
     assert X.shape == (8, 1, 28, 28) and data.text_labels([3]) == ["3"]
     assert len(data.train) + len(data.val) == 1797
 
 
-def test_resize_is_bilinear_like_pytorch():
+def test_resize_is_pytorch_bilinear():
     real = torch_or_skip()
-    images = np.random.default_rng(0).random((2, 8, 8)).astype(np.float32)
-    ours = d2l._resize(images, (28, 20))
-    theirs = real.nn.functional.interpolate(real.tensor(images[:, None]), size=(28, 20),
-                                            mode="bilinear", align_corners=False)
-    np.testing.assert_allclose(ours, theirs.numpy()[:, 0], atol=1e-6)
+    images = np.random.default_rng(0).integers(0, 256, (2, 8, 8)).astype(np.uint8)
+    ours = d2l.linear.ImageDataset(images, [0, 1], (28, 20), 1 / 255).get_batch(
+        np.arange(2))[0]
+    theirs = real.nn.functional.interpolate(real.tensor(images[:, None] / np.float32(255)),
+                                            size=(28, 20), mode="bilinear",
+                                            align_corners=False)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-6)
 
 
 def test_corr2d_is_the_cross_correlation():

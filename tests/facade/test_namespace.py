@@ -99,6 +99,29 @@ def test_normal_follows_pytorch_shapes_and_moments():
         torch.normal(0.0, -1.0, size=(2,))
 
 
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_creation_takes_the_shape_as_size_too(name):
+    """torch.rand(size=(2, 3)) (the book writes it so) is torch.rand(2, 3)."""
+    make = getattr(torch, name)
+    assert make(size=(2, 3)).shape == make(2, 3).shape == make((2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="either positionally or as size="):
+        make(2, size=(3,))
+
+
+def test_cumsum_takes_axis_as_the_alias_of_dim():
+    A = torch.arange(6.0).reshape(2, 3)
+    assert A.cumsum(axis=0).tolist() == A.cumsum(0).tolist() == [[0, 1, 2], [3, 5, 7]]
+    with pytest.raises(TypeError, match="once, as dim or its alias axis"):
+        A.cumsum(0, axis=1)
+
+
+def test_mv_is_the_matrix_vector_product():
+    A, v = torch.arange(6.0).reshape(2, 3), torch.tensor([1.0, 0.0, -1.0])
+    assert torch.mv(A, v).tolist() == A.mv(v).tolist() == [-2.0, -2.0]
+    with pytest.raises(RuntimeError, match=r"mv: expected a 2-D matrix.*\(3,\) and \(3,\)"):
+        torch.mv(v, v)
+
+
 def test_data_loader_accepts_worker_arguments_and_builds_batches_itself():
     from dagrad.torch.utils.data import DataLoader, TensorDataset
     data = TensorDataset(torch.arange(10.0), torch.arange(10))

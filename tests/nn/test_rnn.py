@@ -3,6 +3,7 @@ PyTorch parity of RNN/GRU/LSTM layers (outputs, final states, gradients of the i
 initial states and every parameter), parameter layout, the graph of a layer (one input product
 per sequence, one gate product per step), shapes and errors."""
 import collections
+import contextlib
 import itertools
 
 import numpy as np
@@ -177,6 +178,10 @@ def test_pytorch_state_dict_names_order_and_shapes():
         ours = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True)
         assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
                [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+        # code that initialises the weights by name (the book's init_seq2seq) reads these
+        assert ours._flat_weights_names == theirs._flat_weights_names
+        assert [p is ours._parameters[n] for n, p in
+                zip(ours._flat_weights_names, ours._flat_weights)] == [True] * 16
 
 
 # ------------------------------------------------------------------------- behaviour, shapes
@@ -327,10 +332,13 @@ def _graph_nodes(*outputs):
 def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step_ops):
     """For each layer and direction, x Wᵢₕᵀ for all L steps is a single Linear node (its input
     holds the whole sequence); each step adds exactly one recurrent product h Wₕₕᵀ for all gates
-    (RecurrentGates) and its fused gate update; there is no other matrix product."""
+    (RecurrentGates) and its fused gate update; there is no other matrix product. (An LSTM
+    runs step by step under viz.record(), whose pictures show every step.)"""
+    from dagrad import viz
     layers, directions = 2, 2
     layer = getattr(nn, mode)(IN, H, num_layers=layers, bidirectional=True, batch_first=True)
-    out, h_n = layer(ag.tensor(_x(N, T, IN).astype(np.float32), requires_grad=True))
+    with viz.record():
+        out, h_n = layer(ag.tensor(_x(N, T, IN).astype(np.float32), requires_grad=True))
     nodes = _graph_nodes(out, *(h_n if isinstance(h_n, tuple) else (h_n,)))
     counts = collections.Counter(node.name for node in nodes)
     runs = layers * directions
@@ -341,6 +349,33 @@ def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step
     assert "MatMul" not in counts, counts
     for name, per_step in step_ops.items():
         assert counts[name] == runs * T * per_step, (name, counts)
+
+
+@pytest.mark.parametrize("mode,bias,batch_first", [("LSTM", True, True), ("LSTM", False, False),
+                                                   ("GRU", True, True), ("GRU", False, False)])
+def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_steps(
+        mode, bias, batch_first):
+    """Outside viz.record(), each layer and direction of nn.LSTM and nn.GRU is one Linear (all
+    input projections) and one LSTMSequence / GRUSequence (all steps); outputs and every
+    gradient equal those of the same layer run step by step (under viz.record())."""
+    from dagrad import viz
+    layer = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True, bias=bias,
+                              batch_first=batch_first).double()
+    x = ag.tensor(_x(N, T, IN) if batch_first else _x(T, N, IN), requires_grad=True)
+    results = []
+    for recorded in (False, True):
+        with viz.record() if recorded else contextlib.nullcontext():
+            out, h_n = layer(x)
+        h_n, c_n = h_n if mode == "LSTM" else (h_n, h_n)
+        if not recorded:
+            counts = collections.Counter(node.name for node in _graph_nodes(out, h_n, c_n))
+            assert counts[mode + "Sequence"] == 4 and counts["Linear"] == 4, counts
+            assert not {"RecurrentGates", "LSTMCellState", "GRUCell", "MatMul"} & set(counts)
+        loss = (out * out).sum() + (h_n * 2).sum() + (c_n * c_n).sum()
+        grads = ag.grad(loss, [x] + list(layer.parameters()))
+        results.append([out.numpy(), h_n.numpy(), c_n.numpy()] + [g.numpy() for g in grads])
+    for fused, steps in zip(*results):
+        np.testing.assert_allclose(fused, steps, rtol=1e-12, atol=1e-12)
 
 
 # ----------------------------------------------------------------- one sigmoid, one rounding

@@ -95,6 +95,19 @@ def inject(nb, sections):
     return nb
 
 
+def through_last_check(nb):
+    """A copy of `nb` that ends with its last check cell: the cells after it (the lesson's own
+    checks, sections without exercises) cannot change what an exercise check says, and the
+    blank run executes them anyway."""
+    nb = copy.deepcopy(nb)
+    last = max((k for k, cell in enumerate(nb["cells"])
+                if any(TAG.match(t) and t.startswith("check:")
+                       for t in cell.get("metadata", {}).get("tags", []))), default=None)
+    if last is not None:
+        nb["cells"] = nb["cells"][:last + 1]
+    return nb
+
+
 def execute(nb, log_path):
     """Run `nb` top to bottom in a fresh kernel from the notebooks folder, with the checks
     logging to `log_path`; return the logged records, in order. Raises nbclient's

@@ -177,3 +177,23 @@ def test_names_label_tensors_by_their_variable_names():
     names = {n.name: n.kind for n in viz.trace(loss, names=locals()).nodes}
     assert names == {"weights": "input", "data": "input", "MatMul": "op", "Sum": "op",
                      "loss": "output"}
+
+
+def test_intermediate_tensors_are_named_on_the_edges_leaving_their_operation():
+    w = ag.tensor(0.8, dtype=ag.float64, requires_grad=True)
+    h = ag.zeros((), dtype=ag.float64)
+    with viz.record():                            # inside record(): a name set on the tensor
+        for t in (1, 2):
+            h = ag.tanh(w * t + h)
+            h.name = f"h_{t}"
+        loss = (h - 0.5) ** 2
+    g = viz.trace(loss, grads=True)
+    assert sorted(n.output for n in g.nodes if n.output) == ["h_1", "h_2"]
+    dot = viz.draw(loss, grads=True).source
+    assert "<B>h_1</B>" in dot and "h_2: Tanh" in dot
+    scores = w * 3.0                              # without record(): named through names=
+    total = (scores * scores).sum()
+    (op,) = [n for n in viz.trace(total, names={"scores": scores}).nodes if n.output]
+    assert (op.name, op.output) == ("Mul", "scores")
+    assert all(n.output is None for n in viz.trace(total).nodes)
+    assert all(n.output is None for n in g.nodes if n.kind != "op")

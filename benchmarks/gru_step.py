@@ -1,0 +1,100 @@
+"""GRU training step: one forward, backward and SGD update of a 1-layer GRU (input 64, hidden
+256) over a sequence of 32 steps, batch 32, with a mean-squared-error loss on every output,
+float32, in dagrad (``nn.GRU``), PyTorch's ``nn.GRU`` (a fused kernel for the whole sequence)
+and NumPy written by hand (PyTorch's GRU equations, BPTT derived on paper, the weight gradients
+as one product over all steps).
+"""
+import numpy as np
+
+from benchmarks.common import main, training_step
+from benchmarks.lstm_step import BATCH, HIDDEN, INPUT, LR, NAMES, T, _outputs, _sigmoid
+
+
+def _problem():
+    """The same weights (PyTorch's default range), input and target for every framework."""
+    rng = np.random.default_rng(0)
+    bound = 1 / np.sqrt(HIDDEN)
+    shapes = [(3 * HIDDEN, INPUT), (3 * HIDDEN, HIDDEN), (3 * HIDDEN,), (3 * HIDDEN,)]
+    state = {n: rng.uniform(-bound, bound, s).astype(np.float32) for n, s in zip(NAMES, shapes)}
+    x = rng.standard_normal((T, BATCH, INPUT)).astype(np.float32)
+    y = rng.standard_normal((T, BATCH, HIDDEN)).astype(np.float32)
+    return state, x, y
+
+
+def setup_dagrad():
+    from dagrad import autograd as ag
+    from dagrad import nn
+    from dagrad import optim
+    state, x, y = _problem()
+    model = nn.GRU(INPUT, HIDDEN)
+    model.load_state_dict(state)
+    optimizer = optim.SGD(model.parameters(), lr=LR)
+    return training_step(model, nn.MSELoss(), optimizer, ag.tensor(x), ag.tensor(y),
+                         forward=_outputs)
+
+
+def setup_torch():
+    import torch
+    state, x, y = _problem()
+    model = torch.nn.GRU(INPUT, HIDDEN)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
+    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+    return training_step(model, torch.nn.MSELoss(), optimizer, torch.from_numpy(x),
+                         torch.from_numpy(y), forward=_outputs)
+
+
+def numpy_step(state, x, y):
+    """One hand-written step on ``state`` (updated in place): r, z, n = PyTorch's gates."""
+    w_ih, w_hh, b_ih, b_hh = (state[n] for n in NAMES)
+    H = HIDDEN
+    scale = np.float32(2.0 / y.size)
+
+    def step():
+        xg = x @ w_ih.T + b_ih                               # all input parts in one product
+        hs = np.zeros((T + 1, BATCH, H), np.float32)
+        acts = np.empty((T, BATCH, 3 * H), np.float32)       # r, z, n
+        hns = np.empty((T, BATCH, H), np.float32)            # h W_hnᵀ + b_hn
+        for t in range(T):
+            hg = hs[t] @ w_hh.T + b_hh
+            acts[t, :, :2 * H] = _sigmoid(xg[t, :, :2 * H] + hg[:, :2 * H])
+            r, z = acts[t, :, :H], acts[t, :, H:2 * H]
+            hns[t] = hg[:, 2 * H:]
+            n = acts[t, :, 2 * H:]
+            n[...] = np.tanh(xg[t, :, 2 * H:] + r * hns[t])
+            hs[t + 1] = n + z * (hs[t] - n)
+        dh_out = scale * (hs[1:] - y)
+        dxg = np.empty_like(acts)
+        dhg = np.empty_like(acts)
+        dh = np.zeros((BATCH, H), np.float32)
+        for t in range(T - 1, -1, -1):
+            r, z, n = acts[t, :, :H], acts[t, :, H:2 * H], acts[t, :, 2 * H:]
+            dh = dh + dh_out[t]
+            dn = dh * (1 - z) * (1 - n * n)
+            dz = dh * (hs[t] - n) * z * (1 - z)
+            dr = dn * hns[t] * r * (1 - r)
+            dxg[t, :, :H] = dhg[t, :, :H] = dr
+            dxg[t, :, H:2 * H] = dhg[t, :, H:2 * H] = dz
+            dxg[t, :, 2 * H:] = dn
+            dhg[t, :, 2 * H:] = dn * r
+            dh = dh * z + dhg[t] @ w_hh
+        flat_x, flat_h = dxg.reshape(T * BATCH, 3 * H), dhg.reshape(T * BATCH, 3 * H)
+        grads = (flat_x.T @ x.reshape(T * BATCH, INPUT), flat_h.T @ hs[:-1].reshape(T * BATCH, H),
+                 flat_x.sum(axis=0), flat_h.sum(axis=0))
+        for p, g in zip((w_ih, w_hh, b_ih, b_hh), grads):
+            p -= LR * g
+    return step
+
+
+def setup_numpy():
+    return numpy_step(*_problem())
+
+
+SETUPS = {"dagrad": setup_dagrad, "numpy": setup_numpy, "torch": setup_torch}
+
+if __name__ == "__main__":
+    summary = main("benchmarks.gru_step", SETUPS,
+                   f"GRU step: 1 layer, input {INPUT}, hidden {HIDDEN}, sequence {T}, batch "
+                   f"{BATCH}, MSE, SGD (float32, 2 threads)", rounds=5)
+    if summary and "numpy" in summary:
+        print(f"  dagrad / hand-written NumPy: "
+              f"{summary['dagrad']['ms'] / summary['numpy']['ms']:.2f}x")

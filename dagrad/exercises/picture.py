@@ -1,0 +1,89 @@
+"""The picture of ``check_grads``: the compute graph (``viz``) with each checked tensor marked
+in words: right, or wrong with the student's value beside the right one, its box and the edges
+whose δ's add up to its gradient drawn in red (the place to look for the mistake)."""
+import itertools
+
+from .compare import fmt_full
+
+RED = "#d50000"
+GREEN = "#1b5e20"
+GREY = "#555555"
+SHORT = 8                   # values of at most this many elements are written in full
+MAX_BOXES = 150             # larger graphs get no picture (dot takes seconds, nobody reads it)
+_COUNTER = itertools.count()
+CAPTION = ("Red: the tensors whose gradient is wrong (your value beside the right one) and the "
+           "edges whose δ's add up to it; the mistake is in one of those δ's or in their sum. "
+           "Hover a box or an edge for every element.")
+
+
+def grads_graph(loss, tensors):
+    """The traced graph of ``loss`` with every edge's gradient (``viz.trace``), its tensors
+    labelled by the answer keys. Traced when the check runs, so the picture shows the graph as
+    it was checked."""
+    from dagrad.viz import trace
+    return trace(loss, grads=True, names=dict(tensors))
+
+
+def grads_svg(graph, tensors, verdicts):
+    """SVG text (for inlining in HTML) of ``graph`` with the ``verdicts`` marked; a
+    ValueError for a graph of more than ``MAX_BOXES`` boxes."""
+    from dagrad.viz import svgview
+    from dagrad.viz.draw import Options, render
+    from dagrad.viz.render import svg
+    if len(graph.nodes) > MAX_BOXES:
+        raise ValueError(f"the graph has {len(graph.nodes)} boxes, too many to read in a "
+                         f"picture here (at most {MAX_BOXES}); the table says which gradients "
+                         f"are wrong")
+    dot = render(graph, Options(), emphasis=_emphasis(graph, tensors, verdicts))
+    inline = svgview.inline(svg(dot), f"vz-check-{next(_COUNTER)}")
+    return (f'{inline}<div style="color: {GREY}; font-size: 12px;">{CAPTION}</div>')
+
+
+def _emphasis(graph, tensors, verdicts):
+    from dagrad.viz import labels
+    from dagrad.viz.draw import Emphasis, TOOLTIP_NEWLINE
+    node_of = {id(n.obj): n for n in graph.nodes if n.obj is not None}
+    nodes, edges = {}, {}
+    for key, t in tensors.items():
+        node = node_of.get(id(t.grad_fn if t.grad_fn is not None else t))
+        verdict = verdicts[key]
+        if node is None:
+            continue
+        what = f"∂L/∂{key}"
+        if verdict.ok:
+            nodes[node.id] = ({"color": GREEN, "penwidth": "2"},
+                              [_font(f"✓ {what} right", GREEN, bold=True)])
+            continue
+        if verdict.tag == "not_answered":
+            nodes[node.id] = ({}, [_font(f"? {what} not answered", GREY, bold=True)])
+            continue
+        yours = "not a number" if verdict.answer is None else \
+            labels.array(verdict.answer, SHORT)
+        rows = [_font(f"✗ {what} wrong", RED, bold=True),
+                _font(f"yours {yours}", RED),
+                _font(f"right {labels.array(verdict.right, SHORT)}", GREEN)]
+        tip = [f"{key}: {what} is wrong" + (f" ({verdict.tag})" if verdict.tag != "value"
+                                            else "")]
+        if verdict.answer is not None:
+            tip.append(f"yours {fmt_full(verdict.answer)}")
+        tip.append(f"right {fmt_full(verdict.right)}")
+        nodes[node.id] = ({"color": RED, "penwidth": "3",
+                           "tooltip": _tooltip(TOOLTIP_NEWLINE.join(tip))}, rows)
+        for i, e in enumerate(graph.edges):
+            if e.src == node.id and e.grad is not None:
+                edge_tip = (f"this δ is one of the terms of {what} (wrong in your answer)"
+                            f"{TOOLTIP_NEWLINE}δ {fmt_full(e.grad)}")
+                edges[i] = ({"color": RED, "penwidth": "3", "tooltip": _tooltip(edge_tip)},
+                            [_font(f"a term of {what}", RED)])
+    return Emphasis(nodes, edges)
+
+
+def _font(text, colour, bold=False):
+    from dagrad.viz.labels import escape
+    text = f"<B>{escape(text)}</B>" if bold else escape(text)
+    return f'<FONT COLOR="{colour}" POINT-SIZE="10">{text}</FONT>'
+
+
+def _tooltip(text):
+    """A DOT string may not hold a bare double quote."""
+    return text.replace('"', "'")

@@ -1,0 +1,31 @@
+# Worked solutions to the exercises of notebook 04 (classification).
+# Each section replaces the answer cell of its exercise; the working is in the comments.
+
+# %% exercise 04.1
+# ℓ = -log softmax(u)_y with u = o / T.  ∂ℓ/∂u = softmax(u) - e_y, and ∂u/∂o = 1/T:
+#   ∂ℓ/∂o = (softmax(o / T) - e_y) / T
+u = o_T_np / T
+p = np.exp(u - u.max(axis=1, keepdims=True))
+p /= p.sum(axis=1, keepdims=True)
+d_o_T = (p - np.eye(4)[y_T]) / T
+# As T -> 0 the gaps (o_i - o_max)/T go to -infinity for every non-maximal logit.
+as_T_goes_to_0 = "one-hot"
+
+# %% exercise 04.2
+# σ' = σ(1 - σ) is a parabola in σ with its top at σ = ½ (z = 0): ¼.
+# tanh' = 1 - tanh² is largest at tanh z = 0 (z = 0): 1.
+max_sigmoid_slope = 0.25
+max_tanh_slope = 1.0
+slowest = "sigmoid"
+
+# %% exercise 04.3
+with ag.no_grad():
+    hidden_train = ag.relu(mlp[0](ag.tensor(X_train))).numpy()    # (n, 64)
+dead_units = int(np.sum(np.all(hidden_train == 0, axis=0)))         # units silent on every image
+
+# %% exercise 04.4
+# h' = m h / (1 - p): kept units are scaled by 1/(1 - p) = 1.25. L = Σ c_i h'_i, so
+# δ_h = c ⊙ m / (1 - p): the same mask, the same scale, applied to the incoming δ (here c).
+keep_scale = 1 / (1 - 0.2)
+mask = out_p_np != 0
+d_h_p = c_p * mask * keep_scale

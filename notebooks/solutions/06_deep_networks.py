@@ -1,0 +1,52 @@
+# Worked solutions to the exercises of notebook 06 (deep networks).
+# Each section replaces the answer cell of its exercise; the working is in the comments.
+
+# %% exercise 06.1
+depths_ = [2, 4, 6, 8]
+ratios_by_depth = []
+for depth_ in depths_:
+    ag.manual_seed(0)
+    norms_ = first_step(make_net("sigmoid", depth=depth_))
+    ratios_by_depth.append(norms_[0] / norms_[-1])
+slope_, _ = np.polyfit(depths_, np.log10(ratios_by_depth), 1)
+q_per_layer = 10 ** slope_
+# q ≈ 0.14: smaller than max σ' = ¼ because σ'(z) < ¼ away from z = 0, and because the default
+# weights U(±1/√n) shrink a vector too (W^T δ has about 1/√3 of δ's norm).
+
+# %% exercise 06.2
+# Var[w h] = E[w²] E[h²] = σ² E[h²] (independent, E[w] = 0), summed over n inputs.
+# E[h²] = E[max(0, z')²] = ½ E[z'²] for z' symmetric: Var[z] = n σ² E[z'²] / 2.
+# Var[z] = Var[z'] = E[z'²] (mean 0) needs σ² = 2/n.
+kaiming_variance = 2 / 64
+default_variance = (1 / np.sqrt(64)) ** 2 / 3       # a²/3 = 1/192
+
+# %% exercise 06.3
+# Without clipping the first loss is ~2.5e8 and the next steps are NaN. With clipping every step
+# is short, so nothing overflows, but the loss stays around 1e7: the network is still in a regime
+# where the logits are huge. Clipping treats the symptom (the huge step); the cause is the
+# initialisation (fix it with Kaiming).
+clipping_verdict = "symptom"
+
+# %% exercise 06.4
+# Chain rule through μ and σ² (B rows, per column):
+#   δ_ẑ -> δ_z directly: δ_ẑ / s
+#   through μ:  Σ_i δ_ẑi · (-1/s) · (1/B)                    = -(1/s) mean(δ_ẑ)
+#   through σ²: Σ_i δ_ẑi · (z_i - μ) · (-½) s^-3 · 2(z_j - μ)/B = -(1/s) ẑ_j mean(δ_ẑ ẑ)
+class BatchNormNoAffine(ag.Function):
+    """ẑ = (z - μ)/√(σ² + ε) per column;  δ_z = (δ - mean(δ) - ẑ mean(δ ẑ)) / √(σ² + ε)"""
+    def forward(ctx, z):
+        ctx.save(z)
+        mu = z.mean(axis=0, keepdims=True)
+        var = ((z - mu) ** 2).mean(axis=0, keepdims=True)
+        return (z - mu) / (var + 1e-5) ** 0.5
+
+    def backward(ctx, grad):
+        (z,) = ctx.saved
+        mu = z.mean(axis=0, keepdims=True)
+        var = ((z - mu) ** 2).mean(axis=0, keepdims=True)
+        s = (var + 1e-5) ** 0.5
+        z_hat = (z - mu) / s
+        return (grad - grad.mean(axis=0, keepdims=True)
+                - z_hat * (grad * z_hat).mean(axis=0, keepdims=True)) / s
+# Treating μ and s as constants gives δ/s: it misses the two terms that remove δ's mean and its
+# component along ẑ (a change of every z_j by the same amount, or along ẑ, is normalised away).

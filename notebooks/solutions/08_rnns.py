@@ -1,0 +1,74 @@
+"""Solutions to the exercises of notebook 08 (recurrent networks). Each section replaces the
+answer cell of the exercise it names; the working is in the comments."""
+
+# %% exercise 08.1
+h1, h2, h3 = (s.item() for s in states)
+u_value = u.item()
+delta_h3 = 2 * (h3 - target)                       # L = (h_3 - y)²
+delta_h2 = delta_h3 * (1 - h3 ** 2) * u_value      # back through tanh, then a_3 = w x_3 + u h_2 + b
+delta_h1 = delta_h2 * (1 - h2 ** 2) * u_value
+
+# %% exercise 08.2
+class StepTanh(ag.Function):
+    """y = tanh(a);   dy/da = 1 - y²"""
+    def forward(ctx, a):
+        y = np.tanh(a)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        # the chain rule: δ_a = δ_y · dy/da, and dy/da = 1 - tanh(a)² = 1 - y²
+        return grad * (1 - y * y)
+
+# %% exercise 08.3
+rng_ex = np.random.default_rng(1)
+W_xh = ag.tensor(0.5 * rng_ex.normal(size=(3, 2)), dtype=ag.float64, requires_grad=True)
+W_hh = ag.tensor(0.5 * rng_ex.normal(size=(3, 3)), dtype=ag.float64, requires_grad=True)
+b_h = ag.tensor(np.full(3, 0.1), dtype=ag.float64, requires_grad=True)
+x_steps = rng_ex.normal(size=(4, 2))
+c_out = np.array([1.0, -2.0, 0.5])
+h_ex = ag.zeros(3, dtype=ag.float64)
+with viz.record():
+    for x_t in x_steps:
+        h_ex = ag.tanh(W_xh @ ag.tensor(x_t) + W_hh @ h_ex + b_h)
+    rnn_loss = (h_ex * ag.tensor(c_out)).sum()
+Wx, Wh, bh = W_xh.numpy(), W_hh.numpy(), b_h.numpy()
+# forward, keeping h_0 .. h_4
+hs = [np.zeros(3)]
+for x_t in x_steps:
+    hs.append(np.tanh(Wx @ x_t + Wh @ hs[-1] + bh))
+# backward through time: the shared weights collect one term per step
+d_W_xh, d_W_hh, d_b = np.zeros((3, 2)), np.zeros((3, 3)), np.zeros(3)
+d_h = c_out                                       # δ_{h_4}
+for t in range(4, 0, -1):
+    d_a = d_h * (1 - hs[t] ** 2)                  # through tanh
+    d_W_xh += np.outer(d_a, x_steps[t - 1])
+    d_W_hh += np.outer(d_a, hs[t - 1])
+    d_b += d_a
+    d_h = Wh.T @ d_a                              # δ_{h_{t-1}}
+
+# %% exercise 08.4
+# 40 factors of f: 0.95^40 ≈ 0.129, 0.5^40 ≈ 9.1e-13
+memory_fractions = [0.95 ** 40, 0.5 ** 40]
+
+# %% exercise 08.5
+# h_1 = x_1, and the 19 later steps multiply it by u = 1.5 each: u^(T-1)
+dL_dx1 = 1.5 ** 19
+
+# %% exercise 08.6
+# ‖g‖ = √(900 + 1600) = 50 > 5: multiply everything by 5 / 50
+clipped = [30 * 0.1, -40 * 0.1]
+
+# %% exercise 08.7
+# c_t = f ⊙ c_{t-1} + i ⊙ g = (0.9 + 0.1, 0.1 - 0.8) = (1.0, -0.7)
+c_t = np.array([0.9 * 1.0 + 0.2 * 0.5, 0.1 * 1.0 + 0.8 * -1.0])
+# h_t = o ⊙ tanh(c_t) = (tanh 1, 0.5 tanh(-0.7)) ≈ (0.762, -0.302)
+h_t = np.array([1.0, 0.5]) * np.tanh(c_t)
+c_and_h = [c_t, h_t]
+
+# %% exercise 08.9
+e = np.array([1.0, 2.0, 0.5])
+alpha = np.exp(e) / np.exp(e).sum()               # ≈ (0.231, 0.629, 0.140)
+h_enc = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+context = alpha @ h_enc                           # ≈ (0.371, 0.769)

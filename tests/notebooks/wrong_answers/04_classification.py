@@ -1,0 +1,27 @@
+# Wrong answers to the exercises of notebook 04: the mistakes students make.
+
+# %% exercise 04.1
+# forgot the last link of the chain, ∂(o/T)/∂o = 1/T; and the limit backwards
+u = o_T_np / T
+p = np.exp(u - u.max(axis=1, keepdims=True))
+p /= p.sum(axis=1, keepdims=True)
+d_o_T = p - np.eye(4)[y_T]
+as_T_goes_to_0 = "uniform"
+
+# %% exercise 04.2
+# σ(0) = ½ and tanh(0) = 0 read off the functions, not their derivatives
+max_sigmoid_slope = 0.5
+max_tanh_slope = 0.0
+slowest = "relu"
+
+# %% exercise 04.3
+# expect: value
+# counted units that are 0 on at least one image instead of on every image
+with ag.no_grad():
+    hidden_train = ag.relu(mlp[0](ag.tensor(X_train))).numpy()
+dead_units = int(np.sum(np.any(hidden_train == 0, axis=0)))
+
+# %% exercise 04.4
+# scaled by the keep probability instead of dividing by it; δ without the scale
+keep_scale = 1 - 0.2
+d_h_p = c_p * (out_p_np != 0)

@@ -1,0 +1,75 @@
+"""Wrong answers to the exercises of notebook 08: realistic mistakes that each check must
+reject (with the named diagnosis where one is given)."""
+
+# %% exercise 08.1
+h1, h2, h3 = (s.item() for s in states)
+u_value = u.item()
+# the factors 1 - h² of the two tanh steps forgotten
+delta_h1 = 2 * (h3 - target) * u_value ** 2
+
+# %% exercise 08.2
+# expect: missing_local_derivative
+class StepTanh(ag.Function):
+    """y = tanh(a);   dy/da = 1 - y²"""
+    def forward(ctx, a):
+        y = np.tanh(a)
+        ctx.save(output=y)
+        return y
+
+    def backward(ctx, grad):
+        y, = ctx.saved
+        # the upstream δ passed straight through: tanh's own derivative left out
+        return grad
+
+# %% exercise 08.3
+rng_ex = np.random.default_rng(1)
+W_xh = ag.tensor(0.5 * rng_ex.normal(size=(3, 2)), dtype=ag.float64, requires_grad=True)
+W_hh = ag.tensor(0.5 * rng_ex.normal(size=(3, 3)), dtype=ag.float64, requires_grad=True)
+b_h = ag.tensor(np.full(3, 0.1), dtype=ag.float64, requires_grad=True)
+x_steps = rng_ex.normal(size=(4, 2))
+c_out = np.array([1.0, -2.0, 0.5])
+h_ex = ag.zeros(3, dtype=ag.float64)
+with viz.record():
+    for x_t in x_steps:
+        h_ex = ag.tanh(W_xh @ ag.tensor(x_t) + W_hh @ h_ex + b_h)
+    rnn_loss = (h_ex * ag.tensor(c_out)).sum()
+Wx, Wh, bh = W_xh.numpy(), W_hh.numpy(), b_h.numpy()
+hs = [np.zeros(3)]
+for x_t in x_steps:
+    hs.append(np.tanh(Wx @ x_t + Wh @ hs[-1] + bh))
+d_W_xh, d_W_hh, d_b = np.zeros((3, 2)), np.zeros((3, 3)), np.zeros(3)
+d_h = c_out
+for t in range(4, 0, -1):
+    d_a = d_h * (1 - hs[t] ** 2)
+    d_W_xh += np.outer(d_a, x_steps[t - 1])
+    d_W_hh += np.outer(d_a, hs[t - 1])
+    d_b += d_a
+    d_h = Wh @ d_a                                # W_hh not transposed on the way back
+
+# %% exercise 08.4
+# expect: value
+# as if each step took 5% (or 50%) away from what was there at the start
+memory_fractions = [1 - 40 * 0.05, max(0.0, 1 - 40 * 0.5)]
+
+# %% exercise 08.5
+# expect: value
+# one factor too many: T steps instead of T - 1
+dL_dx1 = 1.5 ** 20
+
+# %% exercise 08.6
+# expect: value
+# each entry clipped to [-5, 5]: that is clip_grad_value_, which changes the direction
+clipped = [5.0, -5.0]
+
+# %% exercise 08.7
+# expect: value
+c_t = np.array([0.9 * 1.0 + 0.2 * 0.5, 0.1 * 1.0 + 0.8 * -1.0])
+# the tanh of the memory forgotten
+c_and_h = [c_t, np.array([1.0, 0.5]) * c_t]
+
+# %% exercise 08.9
+# expect: value
+# the scores used as weights, without the softmax
+e = np.array([1.0, 2.0, 0.5])
+h_enc = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+context = e @ h_enc

@@ -1,0 +1,1 @@
+"""The static site of the lessons and the documentation (website/build.py, `make site`)."""
