@@ -21,6 +21,7 @@ import numpy as np
 from .function import (RELEASED, Function, LazyGrad, _check_finite, differentiable_backward,
                        hook_name, is_finite, unbroadcast)
 from .grad_mode import STATE, set_grad_enabled
+from .graph import consumers
 from .tensor import Tensor, as_array
 from .versions import WRITES, check_unchanged
 from .ops.elementwise import cast
@@ -138,7 +139,7 @@ class BackwardPass:
     def start(self, roots, seeds):
         """Seed the roots; returns every vertex's count of consumers yet to send a gradient,
         and the vertices ready now (the roots no other root leads to)."""
-        waiting = _count_dependencies(roots)
+        waiting = consumers(roots)
         for root, seed in zip(roots, seeds):
             add_gradient(self.totals, self.owned, root, seed, self.create_graph)
         return waiting, [root for root in dict.fromkeys(roots) if waiting[root] == 0]
@@ -239,25 +240,6 @@ def add_gradient(totals, owned, vertex, grad, differentiable):
     else:
         totals[vertex] = prev + grad
         owned.add(vertex)
-
-
-def _count_dependencies(roots):
-    """For every vertex from ``roots`` down: the number of graph edges that enter it (a root
-    no other root leads to has none)."""
-    deps = dict.fromkeys(roots, 0)
-    stack = [r for r in deps if isinstance(r, Function)]
-    while stack:
-        node = stack.pop()
-        for p in node.parents:
-            if p is None:
-                continue
-            if p in deps:
-                deps[p] += 1
-            else:               # first seen: count the edges below it too
-                deps[p] = 1
-                if isinstance(p, Function):
-                    stack.append(p)
-    return deps
 
 
 def _saved_arrays(node):

@@ -41,7 +41,7 @@ So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy di
 """
 import numpy as np
 
-from .blas import use_threads_for
+from .blas import product
 from .grad_mode import STATE
 from .recording import note_values
 from .sums import sum_leading
@@ -398,10 +398,9 @@ class ProductGrad(LazyGrad):
         return np.result_type(self.lefts[0], self.rights[0])
 
     def dense(self):
-        use_threads_for((sum(a.size for a in self.lefts),), self.rights[0].shape[-1])
         if len(self.lefts) == 1:
-            return self.lefts[0].T @ self.rights[0]
-        return np.concatenate(self.lefts).T @ np.concatenate(self.rights)
+            return product(self.lefts[0].T, self.rights[0])
+        return product(np.concatenate(self.lefts).T, np.concatenate(self.rights))
 
     def merge(self, other):
         if type(other) is not ProductGrad:

@@ -30,6 +30,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd.function import Function
+from dagrad.autograd.graph import post_order
 from dagrad.autograd.recording import noted
 from dagrad.autograd.versions import written_since
 
@@ -171,7 +172,8 @@ def _gc_paused():
 
 def _trace(root, grads, names, gradient, variables, outputs):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
-    order, consumers = _post_order(root_vertex)
+    order = post_order([root_vertex])
+    consumers = _consumers(order)
     edge_grads, totals = {}, {}
     if grads:
         edge_grads, totals = edge_gradients(root, order, gradient)
@@ -248,29 +250,15 @@ def _complete(nodes, edges):
                 n.module = next(iter(mods))
 
 
-def _post_order(root_vertex):
-    """Vertices reachable from ``root_vertex`` with every vertex after its inputs (the order a
-    recursive evaluator would visit them, inputs left to right), computed without recursion."""
-    order = []
-    seen = {root_vertex}
-    consumers = {}            # vertex -> [(consumer node, slot)], to find saved input values
-    stack = [(root_vertex, 0)]
-    while stack:
-        v, i = stack[-1]
-        parents = v.parents if isinstance(v, Function) else ()
-        if i < len(parents):
-            stack[-1] = (v, i + 1)
-            p = parents[i]
-            if p is None:
-                continue
-            consumers.setdefault(p, []).append((v, i))
-            if p not in seen:
-                seen.add(p)
-                stack.append((p, 0))
-        else:
-            stack.pop()
-            order.append(v)
-    return order, consumers
+def _consumers(order):
+    """{vertex: [(consumer node, slot)]}, to find saved input values."""
+    consumers = {}
+    for v in order:
+        if isinstance(v, Function):
+            for slot, p in enumerate(v.parents):
+                if p is not None:
+                    consumers.setdefault(p, []).append((v, slot))
+    return consumers
 
 
 def _known_values(order, consumers, root):

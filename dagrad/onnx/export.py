@@ -17,6 +17,8 @@ import os
 import numpy as np
 
 from dagrad.autograd import Tensor, enable_grad
+from dagrad.autograd.function import Function
+from dagrad.autograd.graph import post_order
 from dagrad.autograd.recording import noted, record
 from dagrad.extras import missing_extra
 from dagrad.nn.serialization import atomic_write
@@ -154,22 +156,8 @@ def _run(fn, inputs, named):
 
 def _operations(outputs):
     """The recorded operations behind ``outputs``, every one after the operations it reads."""
-    order, seen = [], set()
-    stack = [(t.grad_fn, False) for t in reversed(outputs) if t.grad_fn is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        note = noted(node)
-        for x in reversed(node.inputs if note is None else note.inputs):
-            if isinstance(x, Tensor) and x.grad_fn is not None and id(x.grad_fn) not in seen:
-                stack.append((x.grad_fn, False))
-    return order
+    roots = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    return [v for v in post_order(roots) if isinstance(v, Function)]
 
 
 class _Operation:
