@@ -27,6 +27,7 @@ from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck
 from .ops.elementwise import (abs, cast, clamp, cos, elu, erf, exp, gelu, leaky_relu, log,
+                              log1p,
                               maximum, minimum, pow, relu, sigmoid, sin, softplus, sqrt, tanh,
                               where)
 from .ops.indexing import gather, getitem, index_select, masked_fill
@@ -35,9 +36,10 @@ from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, 
                             norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
                         reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
-from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, floor, meshgrid, narrow,
+from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, diag, floor, meshgrid, narrow,
                            repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed
+from .sparse import SparseTensor, sparse_coo_tensor, spmm
 from .memory import keep_freed_memory
 from .blas import get_num_threads, set_num_threads
 

@@ -24,6 +24,59 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
+def legacy_new(dtype, *args, device=None):
+    """PyTorch's legacy constructors ``torch.Tensor(...)``, ``torch.FloatTensor(...)``,
+    ``torch.LongTensor(...)``: a tensor of ``dtype`` made from
+
+    - nothing: an empty tensor of shape (0,);
+    - integers (or one ``torch.Size``/tuple of them): an uninitialised tensor of that shape
+      (zeros here, as ``empty``): ``torch.Tensor(5)`` has five elements, ``torch.Tensor(2, 3)``
+      is 2 × 3;
+    - one sequence, array or tensor: its values, converted to ``dtype``
+      (``torch.Tensor([1, 2])`` is float32, unlike ``torch.tensor([1, 2])``).
+    """
+    name = f"torch.{_LEGACY_NAMES.get(np.dtype(dtype), 'Tensor')}"
+    check_device(device, name)
+    if not args:
+        return Tensor(np.empty(0, dtype=dtype))
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return zeros(*args, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], tuple) and all(
+            isinstance(a, (int, np.integer)) for a in args[0]):
+        return zeros(*args[0], dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], (list, np.ndarray, Tensor)):
+        data = args[0]._data if isinstance(args[0], Tensor) else args[0]
+        return Tensor(np.array(data, dtype=dtype))
+    raise TypeError(f"{name}(): expected sizes (ints), a torch.Size, or one sequence of data, "
+                    f"got {', '.join(type(a).__name__ for a in args)}; for a tensor holding a "
+                    f"number use torch.tensor({args[0]!r})")
+
+
+_LEGACY_NAMES = {np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor",
+                 np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor",
+                 np.dtype(np.int32): "IntTensor", np.dtype(np.int16): "ShortTensor",
+                 np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
+                 np.dtype(np.bool_): "BoolTensor"}
+
+
+def legacy_name(dtype):
+    """PyTorch's legacy type name of a CPU tensor of ``dtype``: ``'torch.FloatTensor'``, ..."""
+    return f"torch.{_LEGACY_NAMES[np.dtype(dtype)]}"
+
+
+def legacy_dtype(kind):
+    """The dtype that ``kind`` names: a dtype, a legacy type (``torch.FloatTensor``, which
+    carries ``legacy_dtype``) or a legacy type's name (``'torch.LongTensor'``)."""
+    kind = getattr(kind, "legacy_dtype", kind)
+    if isinstance(kind, str) and kind.startswith("torch."):
+        for dtype, name in _LEGACY_NAMES.items():
+            if kind == f"torch.{name}":
+                return dtype
+        raise ValueError(f"Tensor.type: unknown type {kind!r}; dagrad has "
+                         f"{', '.join(sorted(_LEGACY_NAMES.values()))}")
+    return kind
+
+
 def from_numpy(array):
     """A tensor sharing ``array``'s memory (writes to one show in the other), as PyTorch."""
     if not isinstance(array, np.ndarray):

@@ -302,8 +302,9 @@ def _accumulate_grad(t, g, create_graph, handed):
     if type(g) is not np.ndarray:
         g = np.asarray(g)       # NumPy reductions return scalars for 0-d results
     if g.shape != t._data.shape:
-        raise RuntimeError(f"internal error: gradient of shape {g.shape} for a tensor of shape "
-                           f"{t._data.shape}")
+        raise RuntimeError(f"internal error: gradient of shape "
+                           f"{tuple(g.shape)} for a tensor of shape "
+                           f"{tuple(t._data.shape)}")
     with _GRAD_LOCK:
         if t._grad is None:
             if g.dtype != dtype or not g.flags.writeable or id(g) in handed:
@@ -341,7 +342,8 @@ def _seed(tensors, grad_tensors, create_graph, op):
             if t._data.size != 1:
                 raise RuntimeError(
                     f"{op}: grad can be implicitly created only for scalar outputs, but this "
-                    f"tensor has shape {t.shape}. Pass gradient=<tensor of shape {t.shape}> "
+                    f"tensor has shape {tuple(t._data.shape)}. Pass gradient=<tensor of shape "
+                    f"{tuple(t._data.shape)}> "
                     f"or reduce it first, e.g. y.sum().backward().")
             g = np.ones(t.shape, dtype=t.dtype)
         elif create_graph and isinstance(g, Tensor):
@@ -349,8 +351,8 @@ def _seed(tensors, grad_tensors, create_graph, op):
         else:
             g = as_array(g, t.dtype)
         if g.shape != t.shape:
-            raise RuntimeError(f"{op}: gradient has shape {g.shape} but the tensor has "
-                               f"shape {t.shape}; they must match")
+            raise RuntimeError(f"{op}: gradient has shape {tuple(g.shape)} but the tensor has "
+                               f"shape {tuple(t.shape)}; they must match")
         roots.append(_vertex(t))
         seeds.append(Tensor._make(g, None) if create_graph and not isinstance(g, Tensor)
                      else g)

@@ -64,8 +64,9 @@ def _errors(scalar_loss, wrt, analytic, eps, atol, rtol):
     for k, x in enumerate(wrt):
         a = np.zeros(x.shape) if analytic[k] is None else analytic[k]._data
         if a.shape != x.shape:
-            raise GradcheckError(f"gradcheck: the gradient of input {k} has shape {a.shape}, "
-                                 f"but the input has shape {x.shape}")
+            raise GradcheckError(f"gradcheck: the gradient of input {k} has shape "
+                                 f"{tuple(a.shape)}, "
+                                 f"but the input has shape {tuple(x.shape)}")
         flat = x._data.reshape(-1)   # a view: perturb in place
         for i in range(flat.size):
             orig = flat[i]

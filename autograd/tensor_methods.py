@@ -239,6 +239,12 @@ class TensorMethods:
     def exp(self):
         return elementwise.Exp.apply(self)
 
+    def log1p(self):
+        return elementwise.log1p(self)
+
+    def diag(self, diagonal=0):
+        return composed.diag(self, diagonal)
+
     def log(self):
         return elementwise.Log.apply(self)
 
@@ -312,10 +318,26 @@ class TensorMethods:
         """Where the tensor lives: always ``device(type='cpu')``."""
         return CPU
 
-    is_cuda = False
+    is_cuda = is_xpu = is_mps = is_meta = False     # where a tensor lives: the CPU
+    is_cpu = True
+    is_sparse = False                               # dense (see autograd/sparse.py)
+    layout = "strided"
 
-    def type(self, dtype):
-        return elementwise.cast(self, dtype)
+    def to_sparse(self, sparse_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim)
+
+    def to_dense(self):
+        return self
+
+    def type(self, dtype=None, non_blocking=False):
+        """With no argument, PyTorch's name of this tensor's type (``'torch.FloatTensor'``);
+        else this tensor cast to ``dtype`` (a dtype, a legacy type such as
+        ``torch.LongTensor``, or its name)."""
+        from .creation import legacy_dtype, legacy_name
+        if dtype is None:
+            return legacy_name(self.dtype)
+        return elementwise.cast(self, legacy_dtype(dtype))
 
     def float(self):
         return elementwise.cast(self, np.float32)
@@ -423,7 +445,8 @@ class TensorMethods:
 
     def t(self):
         if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape {self.shape}")
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape "
+                             f"{tuple(self.shape)}")
         return self.T
 
     def unsqueeze(self, dim):

@@ -88,7 +88,7 @@ def check_unchanged(node, arrays):
         if written_since(s, node.tick):
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by "
-                f"an inplace operation: '{node.name}' saved an array of shape {s.shape} "
+                f"an inplace operation: '{node.name}' saved an array of shape {tuple(s.shape)} "
                 f"({s.dtype}) for its backward, and it was modified in place after the forward "
                 f"pass (directly, or through a tensor sharing its memory: a view, the "
                 f"operation's output, a detach()-ed copy, an optimizer step). Use an "

@@ -31,6 +31,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter
 from .serialization import SerializationError, load, save
 from .safetensors import load_safetensors, safetensors_metadata, save_safetensors
+from .torchfile import load_pt, save_pt
 from .conv import Conv1d, Conv2d, ConvTranspose2d, DepthwiseSeparableConv2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample  # noqa: E402
 from .rnn import GRU, LSTM, MGU, RNN, GRUCell, LSTMCell, MGUCell, RNNCell  # noqa: E402

@@ -133,7 +133,7 @@ class HierarchicalSoftmax(Module):
             counts = as_array(counts)
             if counts.shape != (num_classes,) or (counts < 0).any():
                 raise ValueError(f"HierarchicalSoftmax: counts must be ({num_classes},) "
-                                 f"non-negative class frequencies, got shape {counts.shape}")
+                                 f"non-negative class frequencies, got shape {tuple(counts.shape)}")
             children = huffman_tree(counts)
         nodes, signs = _paths_from_children(children, self.num_classes)
         dtype = np.dtype(dtype or np.float32)
@@ -172,7 +172,7 @@ class HierarchicalSoftmax(Module):
         t = as_array(target)
         if t.shape != (x.shape[0],) or not np.issubdtype(t.dtype, np.integer):
             raise ValueError(f"HierarchicalSoftmax.forward: target must be ({x.shape[0]},) "
-                             f"class indices, got {t.shape} {t.dtype}")
+                             f"class indices, got {tuple(t.shape)} {t.dtype}")
         if t.size and (t.min() < 0 or t.max() >= self.num_classes):
             raise IndexError(f"HierarchicalSoftmax.forward: targets must be in "
                              f"[0, {self.num_classes - 1}]")

@@ -25,6 +25,8 @@ from a module it is not registered under gets its class name as the last path co
 registered module called while no module runs (``model.hidden(x)`` from a model method that is
 not ``forward``) gets its registered path under its outermost owner.
 """
+import functools
+import inspect
 import threading
 import weakref
 from collections import OrderedDict, namedtuple
@@ -32,7 +34,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from dagrad.autograd import Tensor, no_grad
-from dagrad.autograd.device import parse_to_args
+from dagrad.autograd.device import check_device, parse_to_args
 from dagrad.autograd.function import hook_name, is_finite
 from dagrad.autograd.grad_mode import STATE
 from dagrad.autograd.versions import mark_written
@@ -120,11 +122,44 @@ class _Handle:
         self._hooks.pop(self._key, None)
 
 
+def factory_arguments(init):
+    """``init`` taking PyTorch's factory arguments ``device`` and ``dtype`` as PyTorch's layer
+    of that name does: by keyword (``nn.Linear(2, 3, device="cpu")``) or by position, where
+    PyTorch puts them (``super().__init__(n_in, n_out, bias, device, dtype)`` in a subclass:
+    dagrad's ``dtype`` parameter stands where PyTorch has ``device``, ``dtype`` after it).
+    ``device`` must name the CPU. Layers without a ``dtype`` parameter (no parameters to
+    create) are returned as they are, as PyTorch's take neither argument."""
+    parameters = list(inspect.signature(init).parameters)[1:]
+    if "dtype" not in parameters or "device" in parameters:
+        return init
+    position = parameters.index("dtype")
+
+    @functools.wraps(init)
+    def __init__(self, *args, device=None, **kwargs):
+        if len(args) > position:        # PyTorch's order: ..., device, dtype
+            device, rest = args[position], args[position + 1:]
+            if len(rest) > 1:
+                raise TypeError(f"{type(self).__name__}() takes at most {position + 2} "
+                                f"positional arguments ({len(args)} given)")
+            args = args[:position] + rest
+        check_device(device, f"{type(self).__name__}(device=...)")
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
 class Module:
     """Base class for all layers and models. Subclasses call ``super().__init__()`` first,
     assign parameters, buffers and submodules as attributes, and define ``forward``."""
 
     training = True
+
+    def __init_subclass__(cls, **kwargs):
+        """dagrad's layers that take ``dtype`` also take PyTorch's ``device`` (see
+        ``factory_arguments``); a program's own subclasses are left as written."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("dagrad.") and "__init__" in vars(cls):
+            cls.__init__ = factory_arguments(cls.__init__)
 
     def __init__(self):
         d = self.__dict__
@@ -478,7 +513,7 @@ class Module:
             if value.shape != target.shape:
                 mismatched.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
-                                  f"is {target.shape}.")
+                                  f"is {tuple(target.shape)}.")
             else:
                 updates.append((target, value))
         if mismatched or (strict and (missing or unexpected)):

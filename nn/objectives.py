@@ -23,7 +23,7 @@ def next_token_pairs(tokens):
     tokens = as_array(tokens)
     if tokens.shape[-1] < 2:
         raise ValueError(f"next_token_pairs: sequences need at least 2 tokens, got shape "
-                         f"{tokens.shape}")
+                         f"{tuple(tokens.shape)}")
     return tokens[..., :-1], tokens[..., 1:]
 
 
@@ -34,7 +34,7 @@ def sequence_cross_entropy(logits, targets, ignore_index=-100, label_smoothing=0
     targets = as_array(targets)
     if logits.shape[:-1] != targets.shape:
         raise ValueError(f"sequence_cross_entropy: logits {tuple(logits.shape)} need targets of "
-                         f"shape {tuple(logits.shape[:-1])}, got {targets.shape}")
+                         f"shape {tuple(logits.shape[:-1])}, got {tuple(targets.shape)}")
     out = cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                         ignore_index=ignore_index, label_smoothing=label_smoothing,
                         reduction=reduction)

@@ -30,6 +30,18 @@ class RNNBase(Module):
     """
 
     mode = None
+    # rebuilt when a saved layer is loaded (nn/torchfile), not saved: it follows from the mode
+    _derived_attributes = ("recurrence",)
+
+    def _after_load(self):
+        """Complete a layer loaded from a ``.pt`` file: the recurrence is rebuilt; a layer
+        pickled by PyTorch names its mode its own way ("RNN_TANH") and has no peephole."""
+        d = self.__dict__
+        if d.pop("mode", None) == "RNN_RELU":
+            d.setdefault("nonlinearity", "relu")
+        d.setdefault("nonlinearity", "tanh")
+        d.setdefault("peephole", False)
+        d["recurrence"] = recurrence_for(self.mode, self.nonlinearity)
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, nonlinearity="tanh", peephole=False,

@@ -322,7 +322,7 @@ class _Reader:
         if kind == "scalar":
             data = self.array(value)
             if data.ndim:
-                raise self.error(f"scalar '{value}' has shape {data.shape}")
+                raise self.error(f"scalar '{value}' has shape {tuple(data.shape)}")
             return data[()]
         if kind == "value":
             return value

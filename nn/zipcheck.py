@@ -79,7 +79,7 @@ def checked_zip(f, path, who):
     def refuse(why):
         return SerializationError(f"{who}: {path!r} {why}")
 
-    size = os.fstat(f.fileno()).st_size
+    size = _size(f)
     try:
         zf = zipfile.ZipFile(f)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
@@ -92,6 +92,18 @@ def checked_zip(f, path, who):
         zf.close()
         raise
     return zf, members
+
+
+def _size(f):
+    """The size of the file ``f``: from its descriptor, or (an in-memory file such as
+    ``io.BytesIO``, which ``torch.load`` also takes) from seeking to its end."""
+    try:
+        return os.fstat(f.fileno()).st_size
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is both
+        position = f.tell()
+        size = f.seek(0, os.SEEK_END)
+        f.seek(position)
+        return size
 
 
 def _check_members(zf, f, size, directory_start, refuse):

@@ -238,7 +238,8 @@ class Optimizer:
         x = p._data
         g = np.asarray(p.grad._data)
         if g.shape != x.shape:       # set through .grad.data or ._data: never broadcast it
-            raise RuntimeError(f"step: the gradient of a parameter of shape {x.shape} has shape "
+            raise RuntimeError(f"step: the gradient of a parameter of shape "
+                               f"{tuple(x.shape)} has shape "
                                f"{g.shape}; a gradient must have its parameter's shape (check "
                                f"what was assigned to .grad)")
         if g.dtype != x.dtype:
@@ -319,12 +320,17 @@ class Optimizer:
 
     @staticmethod
     def _load_value(p, index, key, value):
+        if isinstance(value, ag.Tensor):    # state saved by PyTorch (or loaded from a .pt)
+            value = value.numpy()
+            if key == "step" and value.ndim == 0:     # PyTorch keeps the step as a tensor
+                return int(value) if float(value).is_integer() else float(value)
         if not isinstance(value, np.ndarray):
             return copy.deepcopy(value)
         x = p._data
         if value.ndim and value.shape != x.shape:
             raise ValueError(f"load_state_dict: state {key!r} of parameter {index} has shape "
-                             f"{value.shape} but the parameter has shape {x.shape}; load the "
+                             f"{tuple(value.shape)} but the parameter has shape "
+                             f"{tuple(x.shape)}; load the "
                              f"state saved for this model")
         if key != "step" and np.issubdtype(value.dtype, np.floating):
             return value.astype(x.dtype, copy=True)

@@ -51,7 +51,7 @@ def run_trajectory(make_optimizer, fn, start, steps):
     start = np.asarray(start, dtype=np.float64)
     if start.shape != (2,):
         raise ValueError(f"run_trajectory: start must be a point (x0, y0), got shape "
-                         f"{start.shape}")
+                         f"{tuple(start.shape)}")
     if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0:
         raise ValueError(f"run_trajectory: steps must be an integer >= 0, got {steps!r}")
     x = ag.tensor(start[0], requires_grad=True)

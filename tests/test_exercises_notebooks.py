@@ -13,6 +13,8 @@ from tests.notebooks import harness
 NOTEBOOKS = sorted(harness.NOTEBOOK_DIR.glob("[0-9]*.ipynb"))
 
 
+# Every lesson has exercises (tests/test_notebooks.py checks it); a notebook without any is
+# left to that test rather than failing here for want of answers.
 EXERCISE_NOTEBOOKS = [p for p in NOTEBOOKS if harness.exercise_ids(harness.notebook_json(p))]
 IDS = [p.stem for p in EXERCISE_NOTEBOOKS]
 

@@ -6,6 +6,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -14,7 +15,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def python_blocks(page):
-    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    """The Python blocks of a page (a block indented inside a list item is dedented)."""
+    return [textwrap.dedent(block) for block in
+            re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)]
 
 
 def test_the_documentation_has_examples():

@@ -36,7 +36,7 @@ def _require(module, what):
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """The built site's folder (built once per session)."""
-    for module in ("mkdocs", "mkdocs_jupyter", "jupyter_server_mathjax"):
+    for module in ("mkdocs", "mkdocs_jupyter", "mathjax"):        # the site extra
         _require(module, module)
     out = tmp_path_factory.mktemp("site")
     site_build.build(out, reuse_dir=site_build.EXECUTED, jobs=1,

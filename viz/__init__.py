@@ -20,6 +20,7 @@ program for SVG), ``viz.plots`` needs matplotlib.
 """
 from dagrad.autograd.recording import record
 
+from .columns import time_step
 from .draw import draw
 from .embeddings import embedding_plot
 from .gradflow import GradNorms
@@ -31,7 +32,8 @@ from .trace import Edge, Graph, Node, trace
 from .tsne import TSNE
 
 __all__ = ["trace", "draw", "save", "steps", "player", "record", "plots", "GradNorms", "Graph",
-           "Node", "Edge", "Frame", "Player", "embedding_plot", "TSNE", "sequence_gradient_norms"]
+           "Node", "Edge", "Frame", "Player", "embedding_plot", "TSNE", "sequence_gradient_norms",
+           "time_step"]
 
 
 def __getattr__(name):

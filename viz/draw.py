@@ -31,11 +31,13 @@ WARN_NODES = 3000          # beyond this, a picture is neither fast to lay out n
 # this takes 2.4 s, at the price of less compact rows.
 FAST_LAYOUT = 1000
 FAST_LAYOUT_ATTRS = {"newrank": "true", "nslimit": "0", "searchsize": "10"}
-FILL = {"op": "#ffffff", "param": "#ffd8a8", "input": "#cfe8fc", "const": "#f2f2f2",
-        "output": "#c8f0d0", "box": "#e6dcf5"}
-KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input",
-              "const": "constant", "output": "output", "box": "module (collapsed)"}
-SHORT = 3                  # edge and box labels write tensors of at most this many elements
+FILL = {"op": "#ffffff", "param": "#ffd8a8", "input": "#cfe8fc", "data": "#f2f2f2",
+        "const": "#f2f2f2", "output": "#c8f0d0", "box": "#e6dcf5"}
+KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input (needs δ)",
+              "data": "data (no δ)", "const": "constant", "output": "output",
+              "box": "module (collapsed)"}
+SHORT = 16                 # edge and box labels write tensors of at most this many elements
+                           # in full (a matrix one line per row), larger ones as their rms
 
 
 class Options:
@@ -292,8 +294,12 @@ def _is_seed(group, graph, output):
 
 
 def _auto_rankdir(graph):
-    """Top to bottom when the longest chain has 3 operations or more (a deep graph laid out
-    left to right is wider than a notebook), else left to right."""
+    """Left to right for time steps (``viz.time_step``: one column per step); otherwise top to
+    bottom when the longest chain has 3 operations or more (a deep graph laid out left to right
+    is wider than a notebook), else left to right."""
+    from .columns import has_time_steps
+    if has_time_steps(graph):
+        return "LR"
     depth = {}
     for e in graph.edges:          # edges come in topological order of their consumers
         depth[e.dst] = max(depth.get(e.dst, 0), depth.get(e.src, 0) + 1)
@@ -339,13 +345,14 @@ def _node_attrs(item, graph, options, timeline, layout):
             and n.value.size == 1                        # a Python number: its name is its value
         if options.values and n.value is not None and not named_by_value:
             at = None if timeline is None else timeline.value_at.get(n.id)
-            rows.append((_font(labels.escape(labels.array(n.value, SHORT)), None, 10), at))
+            rows += [(_font(labels.escape(line), None, 10), at)
+                     for line in labels.lines(n.value, SHORT)]
     if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
         at = None if timeline is None else timeline.total_at.get(n.id)
         sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
-        text = f"{sign} {labels.array(n.grad, SHORT)}"
-        rows.append((_font(labels.escape(text), GRAD_TEXT, 10), at))
-    attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[n.kind],
+        rows += [(_font(labels.escape(line), GRAD_TEXT, 10), at)
+                 for line in labels.lines(n.grad, SHORT, prefix=f"{sign} ")]
+    attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[_style_kind(n)],
              "tooltip": _tooltip(n)}
     if n.kind == "param":
         attrs["style"] = "filled"
@@ -354,6 +361,15 @@ def _node_attrs(item, graph, options, timeline, layout):
     elif n.kind == "output":
         attrs["style"] = "rounded,filled,bold"
     return attrs, rows
+
+
+def _style_kind(n):
+    """The kind a node is drawn as: an input tensor that needs no gradient is "data", grey like
+    a constant whatever its size; one that needs a gradient stays a blue "input", even a
+    scalar. The fill says whether backward computes a δ for the tensor, not how big it is."""
+    if n.kind == "input" and getattr(n.obj, "requires_grad", True) is False:
+        return "data"
+    return n.kind
 
 
 def _box_attrs(item, options):
@@ -392,10 +408,12 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
         rows.append((_font(" ".join(detail), "#555555", None), None))
     if options.values and first.value is not None and not tensor_shown_by_node:
         at = None if timeline is None else timeline.value_at.get(first.src)
-        rows.append((_font(labels.escape(labels.array(first.value, SHORT)), None, None), at))
+        rows += [(_font(labels.escape(line), None, None), at)
+                 for line in labels.lines(first.value, SHORT)]
     if graph.has_grads and g is not None:
         at = None if timeline is None else max(timeline.sent_at.get(i, 0) for i in group)
-        rows.append((_font(labels.escape(labels.gradient(g, SHORT)), GRAD_TEXT, None), at))
+        rows += [(_font(labels.escape(line), GRAD_TEXT, None), at)
+                 for line in labels.lines(g, SHORT, prefix="δ ")]
     if len(group) > 1:
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
     if src.kind == "op" and src.output:                  # the tensor's own name, first
@@ -459,7 +477,7 @@ def _legend(graph, layout, scale, options):
     when some values were not kept."""
     kinds = []
     for item in layout.items:
-        kind = "box" if item.node is None else item.node.kind
+        kind = "box" if item.node is None else _style_kind(item.node)
         if kind not in kinds:
             kinds.append(kind)
     rows = []

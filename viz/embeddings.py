@@ -14,7 +14,8 @@ def embedding_plot(z, texts=None, labels=None, ax=None, title="Embedding", fonts
     figure (or draws into ``ax``)."""
     z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
-        raise ValueError(f"viz.embedding_plot: z must have shape (n, 2), got {z.shape}; project "
+        raise ValueError(f"viz.embedding_plot: z must have shape (n, 2), got "
+                         f"{tuple(z.shape)}; project "
                          f"it to 2-D first (e.g. viz.TSNE or PCA)")
     n = len(z)
     for name, values in (("texts", texts), ("labels", labels)):

@@ -42,7 +42,8 @@ def op_of(v):
     return str(op or "")
 
 
-def _array(x):
+def _float64(x):
+    """A foreign engine's number or list as a float64 array (None stays None)."""
     return None if x is None else np.asarray(x, dtype=np.float64)
 
 
@@ -147,7 +148,7 @@ def trace(root, grads=False, names=None):
                  if not k.startswith("_") and follows_protocol(v)}
     order = post_order(root)
     if grads:
-        seed = _array(root.grad)
+        seed = _float64(root.grad)
         if seed is None or not np.any(seed):
             raise ValueError("viz: grads=True draws the gradients your engine computed, but the "
                              f"root's .grad is {root.grad!r}: call its backward() first (viz "
@@ -159,11 +160,11 @@ def trace(root, grads=False, names=None):
     nodes, edges, ids = [], [], {}
 
     def add(kind, name, obj, value, grad):
-        a = _array(value)
+        a = _float64(value)
         node = Node(f"n{len(nodes)}", kind, name, None, obj, a,
                     None if a is None else a.shape,
                     None if _python_number(value) or a is None else a.dtype)
-        node.grad = _array(grad) if grads else None
+        node.grad = _float64(grad) if grads else None
         nodes.append(node)
         return node
 
@@ -177,15 +178,15 @@ def trace(root, grads=False, names=None):
         node = ids[id(v)] = add("op", op, operation(op), v.data, v.grad)
         local = None
         if grads:
-            out = _array(v.data)
-            local = local_derivatives(op, [_array(u.data) for u in ins], out)
+            out = _float64(v.data)
+            local = local_derivatives(op, [_float64(u.data) for u in ins], out)
         for slot, u in enumerate(ins):
             g = None
             if grads:
                 if local is not None:
-                    g = _array(v.grad) * local[slot]
+                    g = _float64(v.grad) * local[slot]
                 elif uses[id(u)] == 1:
-                    g = _array(u.grad)
+                    g = _float64(u.grad)
             src = ids[id(u)]
             edges.append(Edge(src.id, node.id, slot, src.value, src.shape, src.dtype, g))
     out = add("output", _name(root, variables) or "output", root, root.data, root.grad)

@@ -32,8 +32,8 @@ def edge_gradients(root, vertices, gradient=None):
     else:
         seed = as_array(gradient, dtype=root.dtype)
         if seed.shape != root.shape:
-            raise ValueError(f"viz: gradient has shape {seed.shape} but the root has shape "
-                             f"{root.shape}; they must match")
+            raise ValueError(f"viz: gradient has shape {tuple(seed.shape)} but the root has shape "
+                             f"{tuple(root.shape)}; they must match")
     edges = {}
 
     def observe(node, slot, g):

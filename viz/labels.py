@@ -40,6 +40,18 @@ def _nested(a):
     return "[" + ", ".join(_nested(x) for x in a) + "]"
 
 
+def lines(a, full=FULL, prefix=""):
+    """``array(a, full)`` as label lines: a matrix shown in full gets one line per row (leading
+    axes of size 1 dropped), so a 4 x 4 tensor reads as a 4 x 4 block; everything else is one
+    line. ``prefix`` (e.g. ``"δ "``) starts the first line."""
+    a = np.asarray(a)
+    squeezed = a.reshape([n for n in a.shape if n != 1] or [])
+    if a.size > full or squeezed.ndim != 2 or squeezed.shape[0] == 1 or a.size <= 3:
+        return [prefix + array(a, full)]
+    rows = [_nested(row) for row in squeezed]
+    return [prefix + "[" + rows[0]] + rows[1:-1] + [rows[-1] + "]"]
+
+
 def gradient(g, full=FULL):
     """A gradient: ``δ 0.25`` in full when small, else ``δ rms r``."""
     return "δ " + array(g, full)

@@ -16,6 +16,8 @@ _STYLE = """
 #{uid} .vz-count {{ color: #555; min-width: 5em; }}
 #{uid} .vz-title {{ font-weight: bold; }}
 #{uid} .vz-formula {{ font-family: Menlo, Consolas, monospace; color: #444; margin: 2px 0 6px; }}
+#{uid} .vz-numbers {{ font-family: Menlo, Consolas, monospace; color: #b71c1c; margin: 0 0 6px;
+  white-space: pre-wrap; }}
 #{uid}.vz-forward .vz-title {{ color: #1a5fb4; }}
 #{uid}.vz-backward .vz-title {{ color: #b71c1c; }}
 """
@@ -27,6 +29,7 @@ _SCRIPT = """
   var slider = root.querySelector(".vz-slider"), count = root.querySelector(".vz-count");
   var play = root.querySelector(".vz-play");
   var title = root.querySelector(".vz-title"), formula = root.querySelector(".vz-formula");
+  var numbers = root.querySelector(".vz-numbers");
   var texts = root.querySelectorAll("text[data-at]");
   var edges = root.querySelectorAll("g[data-sent]");
   var ops = root.querySelectorAll("g[data-hl]");
@@ -43,6 +46,7 @@ _SCRIPT = """
     root.classList.toggle("vz-backward", frames[i][0] === "backward");
     title.textContent = frames[i][1];
     formula.textContent = frames[i][2];
+    numbers.textContent = frames[i][3];
     slider.value = i;
     count.textContent = (i + 1) + " / " + frames.length;
     root.dataset.frame = i;
@@ -69,6 +73,17 @@ _SCRIPT = """
     if (e.key === "ArrowLeft") {{ stop(); show(current - 1); e.preventDefault(); }}
   }});
   show(0);
+  // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when its
+  // buttons scroll into view, unless something else has the focus (a text box, another player).
+  // It does not scroll the page to do so, and the wheel still scrolls the page.
+  if ("IntersectionObserver" in window) {{
+    new IntersectionObserver(function (entries) {{
+      entries.forEach(function (e) {{
+        var free = !document.activeElement || document.activeElement === document.body;
+        if (e.isIntersecting && free) root.focus({{preventScroll: true}});
+      }});
+    }}, {{threshold: 1}}).observe(root.querySelector(".vz-controls"));
+  }}
 }})();
 """
 
@@ -131,8 +146,11 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
                 f'<input type="range" class="vz-slider" min="0" max="{n - 1}" value="0" '
                 f'step="1" aria-label="frame"><span class="vz-count">1 / {n}</span></div>'
                 f'<div class="vz-title">{html.escape(frames[0].title)}</div>'
-                f'<div class="vz-formula">{html.escape(frames[0].formula)}</div>')
-    table = json.dumps([[f.phase, f.title, f.formula] for f in frames], ensure_ascii=False)
+                f'<div class="vz-formula">{html.escape(frames[0].formula)}</div>'
+                '<div class="vz-numbers"></div>')
+    # backward frames: δ_in = δ_out × local derivative with the numbers (a quiz asks for them)
+    table = json.dumps([[f.phase, f.title, f.formula, "" if quiz else f.numbers] for f in frames],
+                       ensure_ascii=False)
     table = table.replace("</", "<\\/")
     uid = new_uid()
     style = _STYLE.format(uid=uid) + PICTURE_STYLE

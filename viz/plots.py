@@ -116,7 +116,7 @@ def attention(weights, x_labels=None, y_labels=None, ax=None, title="Attention w
         w = w[None]
     if w.ndim != 3:
         raise ValueError(f"viz.plots.attention: weights must have shape (queries, keys) or "
-                         f"(heads, queries, keys), got {w.shape}")
+                         f"(heads, queries, keys), got {tuple(w.shape)}")
     heads = w.shape[0]
     if ax is not None and heads > 1:
         raise ValueError("viz.plots.attention: pass ax only for a single head")
@@ -140,7 +140,8 @@ def latent(z, labels=None, ax=None, title="Latent space"):
     classes) with a legend, or uncoloured."""
     z = as_array(z)
     if z.ndim != 2 or z.shape[1] != 2:
-        raise ValueError(f"viz.plots.latent: z must have shape (n, 2), got {z.shape}; project "
+        raise ValueError(f"viz.plots.latent: z must have shape (n, 2), got "
+                         f"{tuple(z.shape)}; project "
                          f"it to 2-D first (e.g. a 2-D bottleneck or PCA)")
     fig, axes = _figure(ax, size=(5.0, 4.5))
     axis = axes if ax is not None else axes[0][0]
@@ -175,7 +176,7 @@ def images(images, nrow=None, titles=None, cmap="gray", title=None):
         x = x[..., 0]
     if x.ndim not in (3, 4):
         raise ValueError(f"viz.plots.images: expected (n, H, W), (n, H, W, C) or (n, C, H, W), "
-                         f"got {x.shape}")
+                         f"got {tuple(x.shape)}")
     n = len(x)
     ncol = nrow if nrow is not None else int(np.ceil(np.sqrt(n)))
     rows = int(np.ceil(n / ncol))

@@ -14,9 +14,12 @@ the graph: each piece of the picture records the one frame at which it appears.
 """
 import re
 
+import numpy as np
+
+from . import labels
 from .draw import Options, Timeline, module_types, render
 from .render import svg as render_svg
-from .svgview import annotate, state_svg
+from .svgview import annotate, hold_legend, state_svg
 from .trace import trace
 
 
@@ -37,7 +40,8 @@ class Picture:
     def svg(self):
         """The annotated SVG (rendered once, by Graphviz's ``dot``)."""
         if self._svg is None:
-            self._svg = annotate(render_svg(self.digraph), self.digraph.vz_marks)
+            svg = annotate(render_svg(self.digraph), self.digraph.vz_marks)
+            self._svg = hold_legend(svg, len(self.graph.ops))
         return self._svg
 
 
@@ -53,6 +57,7 @@ class Frame:
         where = f" (module {node.module})" if node.module else ""
         self.title = f"{phase.capitalize()} {number}/{count}: {node.name}{where}"
         self.formula = _formula_part(node.formula, phase)
+        self.numbers = _numbers(picture.graph, node) if phase == "backward" else ""
 
     def svg(self):
         """This frame's picture as SVG text: unknown values and gradients are not in it."""
@@ -109,6 +114,23 @@ def _timeline(graph, ops):
     total_at.update(backward)
     highlight = {op.id: (forward[op.id], backward[op.id]) for op in ops}
     return Timeline(value_at, sent_at, total_at, highlight)
+
+
+NUMBERS_UP_TO = 16          # δ's with at most this many elements are written out in a frame
+
+
+def _numbers(graph, op):
+    """What a backward frame of ``op`` computes, in numbers: for each input, the local rule
+    δ_in = δ_out × ∂out/∂in with the values it uses, and the δ it gives (one line per input;
+    δ's of more than NUMBERS_UP_TO elements are left to the picture)."""
+    from .quiz import rule_text
+    lines = []
+    for e in sorted(graph.edges_into(op.id), key=lambda e: e.slot):
+        if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
+            continue
+        lines.append(f"to {graph[e.src].name}: {rule_text(graph, op, e)}"
+                     f"  →  δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
+    return "\n".join(lines)
 
 
 _DERIVATIVE = re.compile(r"\bd\w*/d|∂")

@@ -8,8 +8,9 @@ know yet (for a static picture), the player's script hides it. Nothing unknown i
 in a colour that a renderer might get wrong: it is absent or ``visibility: hidden``.
 
 ``view_html`` shows an SVG at a readable size: it shrinks to the width of the page only down to
-the scale at which its smallest label is 10 CSS px, and beyond that the picture is panned (drag)
-and zoomed (mouse wheel, buttons, "fit"), never shrunk to a thumbnail.
+the scale at which its smallest label is 10 CSS px, and beyond that the picture scrolls inside
+its box (scroll bars, drag) and zooms (buttons, "fit", and the wheel once the picture is clicked
+or with Ctrl held), never shrunk to a thumbnail. The wheel otherwise scrolls the page.
 """
 import itertools
 import re
@@ -43,6 +44,16 @@ def annotate(svg, marks):
         pos = end
     out.append(svg[pos:])
     return "".join(out)
+
+
+def hold_legend(svg, frame):
+    """``svg`` with the numbers of its colour legend (the gradient magnitudes, written in white
+    on their colours) marked to appear at ``frame``, the first backward frame: before backward
+    has run, no gradient is known, so none may be read off the legend."""
+    first_group = _GROUP.search(svg)
+    head_end = first_group.start() if first_group else len(svg)
+    head = re.sub(r'<text\b(?=[^>]*\bfill="white")', f'<text data-at="{frame}"', svg[:head_end])
+    return head + svg[head_end:]
 
 
 def _annotate_group(text, mark):
@@ -114,19 +125,26 @@ def inline(svg, prefix):
 
 
 VIEW_STYLE = """
-#{uid} .vz-view {{ position: relative; overflow: hidden; width: 100%; border: 1px solid #ddd;
-  background: white; cursor: grab; touch-action: none; }}
+#{uid} .vz-view {{ position: relative; overflow: auto; width: 100%; border: 1px solid #ddd;
+  background: white; cursor: grab; }}
 #{uid} .vz-view.vz-dragging {{ cursor: grabbing; }}
-#{uid} .vz-view > svg {{ position: absolute; left: 0; top: 0; transform-origin: 0 0; }}
+#{uid} .vz-sizer {{ position: relative; }}
+#{uid} .vz-sizer > svg {{ position: absolute; left: 0; top: 0; transform-origin: 0 0; }}
 #{uid} .vz-zoom {{ display: flex; gap: 4px; margin: 4px 0; align-items: center;
   font-family: Helvetica, Arial, sans-serif; font-size: 13px; color: #555; }}
 #{uid} .vz-zoom button {{ font-size: 13px; padding: 1px 8px; cursor: pointer; }}
 """
 
+# The view is a scrolling box holding the picture at scale s: a tall or wide picture opens at
+# a readable scale and scrolls inside its box (scroll bars, drag) instead of shrinking. The
+# mouse wheel belongs to the page, as on a map embedded in a page: it scrolls past the picture
+# unless the picture was clicked (it then has the focus) or Ctrl / Cmd is held; then the
+# wheel zooms about the pointer.
 VIEW_SCRIPT = """
 (function () {{
   var root = document.getElementById("{uid}");
-  var view = root.querySelector(".vz-view"), svg = view.querySelector("svg");
+  var view = root.querySelector(".vz-view"), sizer = view.querySelector(".vz-sizer");
+  var svg = sizer.querySelector("svg");
   var w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
   var vb = svg.viewBox.baseVal, unit = vb && vb.width ? w / vb.width : 1;
   var smallest = Infinity;
@@ -134,39 +152,64 @@ VIEW_SCRIPT = """
     var f = parseFloat(t.getAttribute("font-size"));
     if (f < smallest) smallest = f;
   }});
-  var readable = isFinite(smallest) ? {min_px} / (smallest * unit) : 0;
-  var s = 1, x = 0, y = 0;
+  // 0.1% above the exact scale: the picture's px size is rounded to whole pixels
+  var readable = isFinite(smallest) ? 1.001 * {min_px} / (smallest * unit) : 0;
+  var s = 1, engaged = false;
   function apply() {{
-    svg.style.transform = "translate(" + x + "px," + y + "px) scale(" + s + ")";
+    sizer.style.width = w * s + "px"; sizer.style.height = h * s + "px";
+    svg.style.transform = "scale(" + s + ")";
     root.querySelector(".vz-scale").textContent = Math.round(100 * s) + "%";
   }}
   function fitScale() {{ return Math.min(1, view.clientWidth / w); }}
   function start() {{
     s = Math.max(fitScale(), Math.min(1, readable));
-    view.style.height = Math.min(h * s + 2, Math.max(240, window.innerHeight * 0.8)) + "px";
-    x = 0; y = 0; apply();
+    view.style.height = Math.min(h * s + 20, Math.max(240, window.innerHeight * 0.8)) + "px";
+    apply(); view.scrollLeft = 0; view.scrollTop = 0;
   }}
   function zoom(f, cx, cy) {{
     var n = Math.max(0.05, Math.min(8, s * f));
-    x = cx - (cx - x) * n / s; y = cy - (cy - y) * n / s; s = n; apply();
+    var px = (view.scrollLeft + cx) / s, py = (view.scrollTop + cy) / s;
+    s = n; apply();
+    view.scrollLeft = px * s - cx; view.scrollTop = py * s - cy;
   }}
   root.querySelector(".vz-fit").onclick = function () {{
-    s = Math.min(view.clientWidth / w, view.clientHeight / h); x = 0; y = 0; apply();
+    s = Math.min(view.clientWidth / w, view.clientHeight / h); apply();
   }};
-  root.querySelector(".vz-one").onclick = function () {{ s = 1; x = 0; y = 0; apply(); }};
+  root.querySelector(".vz-one").onclick = function () {{ s = 1; apply(); }};
   root.querySelector(".vz-in").onclick = function () {{ zoom(1.25, 0, 0); }};
   root.querySelector(".vz-out").onclick = function () {{ zoom(0.8, 0, 0); }};
+  function pageScroller() {{
+    // the element that scrolls the page around the picture (a notebook's panel, or the page)
+    for (var p = root.parentElement; p; p = p.parentElement) {{
+      var o = getComputedStyle(p).overflowY;
+      if ((o === "auto" || o === "scroll") && p.scrollHeight > p.clientHeight) return p;
+    }}
+    return document.scrollingElement || document.documentElement;
+  }}
   view.addEventListener("wheel", function (e) {{
+    if (!(engaged || e.ctrlKey || e.metaKey)) {{             // the page scrolls ...
+      if (view.scrollHeight > view.clientHeight || view.scrollWidth > view.clientWidth) {{
+        var k = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? window.innerHeight : 1;
+        pageScroller().scrollBy(e.deltaX * k, e.deltaY * k);  // ... past a box that scrolls too
+        e.preventDefault();
+      }}
+      return;
+    }}
     var r = view.getBoundingClientRect();
     zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, e.clientX - r.left, e.clientY - r.top);
     e.preventDefault();
   }}, {{passive: false}});
+  root.addEventListener("focusout", function (e) {{
+    if (!root.contains(e.relatedTarget)) engaged = false;
+  }});
   var drag = null;
   view.addEventListener("pointerdown", function (e) {{
-    drag = [e.clientX - x, e.clientY - y]; view.classList.add("vz-dragging");
+    engaged = true; root.focus({{preventScroll: true}});
+    drag = [e.clientX + view.scrollLeft, e.clientY + view.scrollTop];
+    view.classList.add("vz-dragging");
   }});
   window.addEventListener("pointermove", function (e) {{
-    if (drag) {{ x = e.clientX - drag[0]; y = e.clientY - drag[1]; apply(); }}
+    if (drag) {{ view.scrollLeft = drag[0] - e.clientX; view.scrollTop = drag[1] - e.clientY; }}
   }});
   window.addEventListener("pointerup", function () {{
     drag = null; view.classList.remove("vz-dragging");
@@ -194,7 +237,8 @@ def view_html(svg, uid=None, extra_style="", before="", after_script="", role="v
         'fit</button><button type="button" class="vz-one">100%</button>'
         '<button type="button" class="vz-out" title="zoom out">−</button>'
         '<button type="button" class="vz-in" title="zoom in">+</button>'
-        '<span class="vz-scale"></span><span>drag to move, wheel to zoom</span></div>',
-        f'<div class="vz-view">{inline(svg, uid)}</div>',
+        '<span class="vz-scale"></span><span>drag to move; click, then wheel to zoom '
+        '(or Ctrl + wheel)</span></div>',
+        f'<div class="vz-view"><div class="vz-sizer">{inline(svg, uid)}</div></div>',
         f"<script>{VIEW_SCRIPT.format(uid=uid, min_px=MIN_LABEL_PX)}{after_script}</script>",
         "</div>"])

@@ -66,7 +66,7 @@ class Node:
 
     def __repr__(self):
         where = f" in {self.module}" if self.module else ""
-        return f"<{self.kind} {self.name} {self.shape}{where}>"
+        return f"<{self.kind} {self.name} {tuple(self.shape)}{where}>"
 
 
 class Edge:
@@ -81,7 +81,7 @@ class Edge:
         self.value, self.shape, self.dtype, self.grad = value, shape, dtype, grad
 
     def __repr__(self):
-        return f"<edge {self.src}->{self.dst}[{self.slot}] {self.shape}>"
+        return f"<edge {self.src}->{self.dst}[{self.slot}] {tuple(self.shape)}>"
 
 
 class Graph:

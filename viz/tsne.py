@@ -132,7 +132,7 @@ class TSNE:
         """Embed the rows of X (N, D); returns the map (N, n_components) as an ndarray."""
         x = as_array(X, np.float64)
         if x.ndim != 2:
-            raise ValueError(f"TSNE: X must be (N, D), got shape {x.shape}")
+            raise ValueError(f"TSNE: X must be (N, D), got shape {tuple(x.shape)}")
         n = len(x)
         p = joint_probabilities(x, self.perplexity)
         lr = (max(n / self.early_exaggeration / 4, 50.0) if self.learning_rate == "auto"

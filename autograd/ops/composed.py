@@ -82,7 +82,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     the values goes back to where they came from."""
     d = normalize_dim(dim, x.ndim, "topk")
     if not 0 <= k <= (x.shape[d] if x.ndim else 1):
-        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape {x.shape}")
+        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape "
+                         f"{tuple(x.shape)}")
     indices = argsort(x, d, descending=largest, stable=True)
     indices = Tensor._make(np.take(indices._data, np.arange(k), axis=d), None)
     return SortResult(indexing.gather(x, d, indices), indices)
@@ -106,7 +107,7 @@ def cumsum(x, dim, dtype=None):
 
 def _triangle(x, diagonal, upper, op):
     if x.ndim < 2:
-        raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {x.shape}")
+        raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {tuple(x.shape)}")
     rows, cols = x.shape[-2:]
     keep = (np.triu if upper else np.tril)(np.ones((rows, cols), dtype=bool), diagonal)
     return elementwise.where(keep, x, 0.0)
@@ -123,6 +124,28 @@ def triu(x, diagonal=0):
     return _triangle(x, diagonal, True, "triu")
 
 
+def diag(x, diagonal=0):
+    """``torch.diag``: a 1-D x of length n becomes the (n + |k|) × (n + |k|) matrix M with x on
+    diagonal k (M[i, i + k] = x[i], zeros elsewhere); a 2-D x gives its diagonal k as a 1-D
+    tensor (x[i, i + k] for every i where both indices exist). The gradient of the first is the
+    diagonal of the incoming gradient, of the second the incoming gradient put on diagonal k."""
+    k = int(diagonal)
+    if x.ndim == 1:
+        n = x.shape[0] + abs(k)
+        padded = shape_ops.pad(x, (0, abs(k)))
+        on_diagonal = np.eye(n, n, k, dtype=bool)
+        spread = shape_ops.unsqueeze(padded, 1 if k >= 0 else 0)
+        return elementwise.where(on_diagonal, spread, 0.0)
+    if x.ndim == 2:
+        rows, cols = x.shape
+        start_row, start_col = max(-k, 0), max(k, 0)
+        length = max(min(rows - start_row, cols - start_col), 0)
+        i = np.arange(length)
+        return indexing.getitem(x, (i + start_row, i + start_col))
+    raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(x.shape)}; for the "
+                     f"diagonals of a batch of matrices use torch.diagonal")
+
+
 def narrow(x, dim, start, length):
     """The slice ``start:start + length`` along ``dim`` (a view in PyTorch, a copy here)."""
     d = normalize_dim(dim, x.ndim, "narrow")
@@ -130,7 +153,7 @@ def narrow(x, dim, start, length):
     start = int(start) + (size if int(start) < 0 else 0)
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
-                         f"({size}) of dim {dim} of a tensor of shape {x.shape}")
+                         f"({size}) of dim {dim} of a tensor of shape {tuple(x.shape)}")
     return indexing.getitem(x, (slice(None),) * d + (slice(start, start + length),))
 
 
@@ -146,7 +169,7 @@ def repeat_interleave(x, repeats, dim=None, *, output_size=None):
     counts = np.asarray(raw_data(repeats))
     if counts.ndim and counts.shape[0] != x.shape[d]:
         raise ValueError(f"repeat_interleave: repeats has {counts.shape[0]} counts but "
-                         f"dimension {d} of shape {x.shape} has {x.shape[d]} elements")
+                         f"dimension {d} of shape {tuple(x.shape)} has {x.shape[d]} elements")
     if (counts < 0).any():
         raise ValueError("repeat_interleave: repeats must be non-negative")
     index = np.repeat(np.arange(x.shape[d]), counts)
@@ -157,9 +180,9 @@ def bmm(a, b):
     """Batched matrix product: a (B, n, m) @ b (B, m, p) -> (B, n, p), no broadcasting."""
     if a.ndim != 3 or b.ndim != 3:
         raise ValueError(f"bmm: both operands must be 3-D (batch, rows, cols), got shapes "
-                         f"{a.shape} and {b.shape}; use matmul for other shapes")
+                         f"{tuple(a.shape)} and {tuple(b.shape)}; use matmul for other shapes")
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ: {a.shape} and {b.shape}")
+        raise ValueError(f"bmm: batch sizes differ: {tuple(a.shape)} and {tuple(b.shape)}")
     return linalg.matmul(a, b)
 
 
@@ -173,7 +196,7 @@ def meshgrid(*tensors, indexing="ij"):
         raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     for t in tensors:
         if t.ndim > 1:
-            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {t.shape}")
+            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {tuple(t.shape)}")
     vectors = [shape_ops.reshape(t, -1) for t in tensors]
     order = list(range(len(vectors)))
     if indexing == "xy" and len(vectors) >= 2:

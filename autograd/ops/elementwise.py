@@ -141,6 +141,20 @@ class Log(Function):
         return grad / x
 
 
+class Log1p(Function):
+    """y = log(1 + x), accurate for small x;   dy/dx = 1/(1 + x)"""
+
+    dtype_rule = to_float
+
+    def forward(ctx, x):
+        ctx.save(x)
+        return np.log1p(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved
+        return grad / (x + 1)
+
+
 class Sqrt(Function):
     """y = √x;   dy/dx = 1/(2√x) = 1/(2y)"""
 
@@ -497,6 +511,11 @@ def exp(x):
 def log(x):
     """Natural logarithm elementwise."""
     return Log.apply(x)
+
+
+def log1p(x):
+    """log(1 + x) elementwise, without the rounding of 1 + x for small x."""
+    return Log1p.apply(x)
 
 
 def sqrt(x):

@@ -125,7 +125,7 @@ def getitem(x, index):
     try:
         return GetItem.apply(x, index=index)
     except IndexError as e:
-        raise IndexError(f"indexing a tensor of shape {x.shape}: {e}") from None
+        raise IndexError(f"indexing a tensor of shape {tuple(x.shape)}: {e}") from None
 
 
 def index_put(x, index, value):
@@ -161,7 +161,7 @@ def gather(x, dim, index):
     d = normalize_dim(dim, x.ndim, "gather")
     if index.ndim != x.ndim:
         raise ValueError(f"gather: index has {index.ndim} dimensions but input of shape "
-                         f"{x.shape} has {x.ndim}")
+                         f"{tuple(x.shape)} has {x.ndim}")
     _check_in_range(index, x.shape[d], d, "gather")
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[d] = index
@@ -175,6 +175,7 @@ def masked_fill(x, mask, value):
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
     out = Where.apply(mask, value, x)
     if out.shape != x.shape:
-        raise ValueError(f"masked_fill: mask of shape {mask.shape} does not broadcast to the "
-                         f"input's shape {x.shape}")
+        raise ValueError(f"masked_fill: mask of shape "
+                         f"{tuple(mask.shape)} does not broadcast to the "
+                         f"input's shape {tuple(x.shape)}")
     return out

@@ -77,7 +77,7 @@ class Linear(Function):
 
 def matmul(a, b):
     """Matrix product with NumPy's rules (1-D vectors, broadcast batch dimensions)."""
-    sa, sb = np.shape(a), np.shape(b)
+    sa, sb = tuple(np.shape(a)), tuple(np.shape(b))
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dimension, got shapes {sa} "
                          f"and {sb}; use * for scalars")

@@ -141,7 +141,7 @@ def reshape(x, *shape):
     try:
         return Reshape.apply(x, shape=shape)
     except ValueError:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} "
                          f"({x.numel()} elements) into shape {shape}") from None
 
 
@@ -153,7 +153,7 @@ def flatten(x, start_dim=0, end_dim=-1):
     e = normalize_dim(end_dim, x.ndim, "flatten")
     if s > e:
         raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
-                           f"(start_dim={start_dim}, end_dim={end_dim} for shape {x.shape})")
+                           f"(start_dim={start_dim}, end_dim={end_dim} for shape {tuple(x.shape)})")
     shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
     return reshape(x, shape)
 
@@ -180,7 +180,7 @@ def permute(x, *dims):
     axes = normalize_dims(dims, x.ndim, "permute")
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"permute: dims {dims} are not a permutation of the {x.ndim} "
-                         f"dimensions of a tensor of shape {x.shape}")
+                         f"dimensions of a tensor of shape {tuple(x.shape)}")
     return Transpose.apply(x, axes=axes)
 
 
@@ -208,7 +208,8 @@ def broadcast_to(x, shape):
     try:
         return BroadcastTo.apply(x, shape=shape)
     except ValueError:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}") from None
+        raise ValueError(f"broadcast_to: cannot broadcast shape "
+                         f"{tuple(x.shape)} to {shape}") from None
 
 
 def expand(x, *sizes):
@@ -217,7 +218,7 @@ def expand(x, *sizes):
     lead = len(sizes) - x.ndim
     if lead < 0:
         raise ValueError(f"expand: {len(sizes)} sizes given for a {x.ndim}-d tensor "
-                         f"of shape {x.shape}")
+                         f"of shape {tuple(x.shape)}")
     shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     return broadcast_to(x, shape)
 
@@ -235,7 +236,8 @@ def cat(tensors, dim=0):
     d = normalize_dim(dim, xs[0].ndim, "cat")
     rest = {x.shape[:d] + x.shape[d + 1:] for x in xs}
     if len(rest) > 1 or len({x.ndim for x in xs}) > 1:
-        raise ValueError(f"cat: shapes {[x.shape for x in xs]} differ outside dimension {dim}")
+        raise ValueError(f"cat: shapes {[tuple(x.shape) for x in xs]} differ outside dimension "
+                         f"{dim}")
     return Cat.apply(*xs, axis=d)
 
 
@@ -259,7 +261,7 @@ def split(x, split_size_or_sections, dim=0):
                                f"split_size={size}")
         if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {n} (shape {x.shape}, dim {dim})")
+                               f"dimension size of {n} (shape {tuple(x.shape)}, dim {dim})")
         sizes = [min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
@@ -268,7 +270,7 @@ def split(x, split_size_or_sections, dim=0):
                                f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise ValueError(f"split: sizes {sizes} do not add up to {n}, the size of "
-                             f"dimension {dim} of shape {x.shape}")
+                             f"dimension {dim} of shape {tuple(x.shape)}")
     lead = (slice(None),) * d
     starts = np.cumsum([0] + sizes)
     return tuple(x[lead + (slice(int(starts[k]), int(starts[k + 1])),)]
@@ -290,7 +292,7 @@ def pad(x, pad, mode="constant", value=0.0):
         raise ValueError(f"pad: mode {mode!r} is not supported, only 'constant'")
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(f"pad: needs an even number of values, at most 2 per dimension "
-                         f"({2 * x.ndim} for shape {x.shape}), got {len(pad)}")
+                         f"({2 * x.ndim} for shape {tuple(x.shape)}), got {len(pad)}")
     widths = [(0, 0)] * x.ndim
     for k in range(len(pad) // 2):
         widths[x.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
@@ -308,6 +310,6 @@ def repeat(x, *sizes):
     """Tile the tensor: ``sizes[i]`` copies along dimension i (PyTorch's ``repeat``)."""
     sizes = shape_arg(sizes, "repeat")
     if len(sizes) < x.ndim:
-        raise ValueError(f"repeat: needs at least {x.ndim} sizes for shape {x.shape}, "
+        raise ValueError(f"repeat: needs at least {x.ndim} sizes for shape {tuple(x.shape)}, "
                          f"got {sizes}")
     return Tile.apply(x, reps=sizes)

@@ -181,7 +181,7 @@ def _emit(b, op):
     if emitter is None:
         raise UnsupportedOperationError(
             f"dagrad.onnx.export: operation '{node.name}'{where} has no ONNX mapping (output "
-            f"shape {op.value.shape}, {op.value.dtype}). Rewrite that part with supported "
+            f"shape {tuple(op.value.shape)}, {op.value.dtype}). Rewrite that part with supported "
             f"operations, or add an emitter for {type(node).__module__}.{node.name} to "
             f"dagrad.onnx.ops.EMITTERS")
     b.node = op

@@ -22,14 +22,34 @@ import builtins as _builtins
 import numpy as _np
 
 from dagrad.autograd import *  # noqa: F401,F403  (tensor functions, grad mode, random)
-from dagrad.autograd import (Generator, Tensor, device, enable_grad, is_grad_enabled,  # noqa
+from dagrad.autograd import (Generator, device, enable_grad, is_grad_enabled,  # noqa
                              no_grad, set_grad_enabled)
 from dagrad.autograd import manual_seed as _manual_seed
 from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
+from dagrad.autograd.size import Size  # noqa: F401
 
-from . import accelerator, autograd, backends, cuda, nn, onnx, optim, utils  # noqa: F401
+from . import accelerator, autograd, backends, cuda, nn, onnx, optim, sparse, utils  # noqa: F401
 from ._missing import NotInDagradError, forward_to
 from .serialization import load, save  # noqa: F401
+from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
+
+__version__ = "2.13.0+dagrad"     # the PyTorch API this facade follows, marked as dagrad's
+__dagrad__ = True                 # what `import torch` gives under dagrad.torch.run
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext dagrad.torch``: from now on, ``import torch`` and ``from d2l import torch
+    as d2l`` in this kernel give dagrad's modules (see ``dagrad.torch.run``)."""
+    from .run import install
+    install()
+
+
+def unload_ipython_extension(ipython):
+    """``%unload_ext dagrad.torch``: later imports of ``torch`` and ``d2l`` are not redirected;
+    restart the kernel to use the real ones."""
+    from .run import uninstall
+    uninstall()
 
 # dtypes: NumPy dtype objects, so ``x.dtype == torch.float32`` and ``x.dtype is torch.float32``
 float16 = half = _np.dtype(_np.float16)
@@ -41,10 +61,10 @@ int64 = long = _np.dtype(_np.int64)
 uint8 = _np.dtype(_np.uint8)
 bool = _np.dtype(_np.bool_)
 dtype = _np.dtype
-Size = tuple
+strided, sparse_coo = "strided", "sparse_coo"     # layouts, as Tensor.layout gives them
 
 inference_mode = no_grad
-mm = matmul  # noqa: F405
+from dagrad.autograd.sparse import mm  # noqa: E402,F811  (sparse-aware matmul)
 clip = clamp  # noqa: F405
 
 

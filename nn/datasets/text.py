@@ -30,7 +30,7 @@ def text_windows(tokens, length, stride=None):
     stride = length if stride is None else stride
     if tokens.ndim != 1 or length < 1 or stride < 1 or tokens.size < length + 1:
         raise ValueError(f"text_windows: need a 1-D token array longer than length={length} "
-                         f"and positive length and stride, got shape {tokens.shape}, "
+                         f"and positive length and stride, got shape {tuple(tokens.shape)}, "
                          f"stride={stride}")
     starts = np.arange(0, tokens.size - length, stride)
     return tokens[starts[:, None] + np.arange(length + 1)].astype(np.int64)

@@ -49,11 +49,11 @@ def _check_conv(op, x, weight, bias, groups, spatial, transposed):
     """Check the ranks, channel counts, groups and dtypes of a (transposed) convolution."""
     layout = "(N, C, L)" if spatial == 1 else "(N, C, H, W)"
     if x.ndim != spatial + 2:
-        raise ValueError(f"{op}: expected an input of shape {layout}, got shape {x.shape}")
+        raise ValueError(f"{op}: expected an input of shape {layout}, got shape {tuple(x.shape)}")
     if weight.ndim != spatial + 2:
         which = "(C_in, C_out/groups, " if transposed else "(C_out, C_in/groups, "
         raise ValueError(f"{op}: expected a weight of shape {which}"
-                         f"{'k' if spatial == 1 else 'kh, kw'}), got shape {weight.shape}")
+                         f"{'k' if spatial == 1 else 'kh, kw'}), got shape {tuple(weight.shape)}")
     if not isinstance(groups, (int, np.integer)) or groups < 1:
         raise ValueError(f"{op}: groups must be a positive int, got {groups!r}")
     c = x.shape[1]
@@ -61,19 +61,19 @@ def _check_conv(op, x, weight, bias, groups, spatial, transposed):
         c_out = weight.shape[1] * groups
         if weight.shape[0] != c or c % groups:
             raise ValueError(
-                f"{op}: input of shape {x.shape} has {c} channels but the weight of shape "
-                f"{weight.shape} expects {weight.shape[0]} (weight is (C_in, C_out/groups, "
+                f"{op}: input of shape {tuple(x.shape)} has {c} channels but the weight of shape "
+                f"{tuple(weight.shape)} expects {weight.shape[0]} (weight is (C_in, C_out/groups, "
                 f"...)), and C_in must be divisible by groups={groups}")
     else:
         c_out = weight.shape[0]
         if weight.shape[1] * groups != c or c_out % groups:
             raise ValueError(
-                f"{op}: input of shape {x.shape} has {c} channels but the weight of shape "
-                f"{weight.shape} with groups={groups} expects {weight.shape[1] * groups} "
+                f"{op}: input of shape {tuple(x.shape)} has {c} channels but the weight of shape "
+                f"{tuple(weight.shape)} with groups={groups} expects {weight.shape[1] * groups} "
                 f"(C_in/groups = {weight.shape[1]}); C_out={c_out} must also be divisible "
                 f"by groups")
     if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(f"{op}: bias must have shape ({c_out},), got {bias.shape}")
+        raise ValueError(f"{op}: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     dtypes = {t.dtype for t in (x, weight, bias) if t is not None}
     if len(dtypes) > 1:
         raise TypeError(f"{op}: input, weight and bias must have the same dtype, got "
@@ -181,7 +181,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      for n, s, p, d, k, e in zip(x.shape[2:], st, pads, dil, kernel, extra))
         if any(n <= 0 for n in size):
             raise ValueError(f"{op}: output size {size} would be empty for input size "
-                             f"{x.shape[2:]}, kernel_size {kernel}, stride {st}, padding "
+                             f"{tuple(x.shape[2:])}, kernel_size "
+                             f"{tuple(kernel)}, stride {st}, padding "
                              f"{pads}, dilation {dil} and output_padding {extra}; use less "
                              f"padding")
         # the windows are the input's pixels (output_padding adds rows no window covers)
@@ -212,7 +213,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """
     x = as_tensor(input)
     if x.ndim != 4:
-        raise ValueError(f"unfold: expected an input of shape (N, C, H, W), got {x.shape}")
+        raise ValueError(f"unfold: expected an input of shape (N, C, H, W), got {tuple(x.shape)}")
     win = _window_args("unfold", x, kernel_size, dilation, padding, stride)
     cols = Unfold.apply(x, win=win)
     return cols.reshape((x.shape[0], -1, win.out[0] * win.out[1]))
@@ -233,6 +234,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if cols.ndim != 3 or cols.shape[1] % k or cols.shape[2] != L:
         raise ValueError(f"fold: expected an input of shape (N, C·{k}, {L}) for kernel_size "
                          f"{win.kernel} and output_size {size} ({win.out[0]}x{win.out[1]} "
-                         f"window positions), got {cols.shape}")
+                         f"window positions), got {tuple(cols.shape)}")
     cols = cols.reshape((cols.shape[0], cols.shape[1] // k) + win.kernel + win.out)
     return Fold.apply(cols, win=win)

@@ -1,4 +1,6 @@
 """Dropout (stateless form)."""
+import warnings
+
 import numpy as np
 
 from dagrad.autograd import as_tensor, generator
@@ -36,7 +38,7 @@ def _channel_dropout(input, p, training, spatial, name):
     x = as_tensor(input)
     if x.ndim not in (spatial + 1, spatial + 2):
         raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D "
-                         f"(N, C, ...) input, got shape {x.shape}")
+                         f"(N, C, ...) input, got shape {tuple(x.shape)}")
     if not training or p == 0.0:
         return x
     mask_shape = x.shape[:x.ndim - spatial] + (1,) * spatial
@@ -53,6 +55,27 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Channel dropout for (N, C, H, W) or (C, H, W) inputs: each feature map is zeroed
-    entirely with probability p, the others scaled by 1/(1 - p)."""
-    return _channel_dropout(input, p, training, 2, "dropout2d")
+    """Channel dropout for (N, C, H, W) inputs: each feature map is zeroed entirely with
+    probability p, the others scaled by 1/(1 - p).
+
+    Other shapes are treated as PyTorch 2.x treats them, with its warnings: a 3-D input is
+    (N, C, L), so whole length-L channels are dropped (dropout1d's behaviour, not (C, H, W));
+    a 2-D input (N, C) gets one draw per element, as ``dropout`` would."""
+    x = as_tensor(input)
+    if x.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {x.ndim}-D input to dropout2d, which is "
+                      f"deprecated and will result in an error in a future release. To retain "
+                      f"the behavior and silence this warning, please use dropout instead. "
+                      f"Note that dropout2d exists to provide channel-wise dropout on inputs "
+                      f"with 2 spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if x.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. To maintain the 1D "
+                      "channel-wise dropout behavior, please switch to using dropout1d "
+                      "instead.", stacklevel=2)
+    if x.ndim < 2:
+        raise ValueError(f"dropout2d: feature dropout needs at least 2 dimensions (N, C, ...), "
+                         f"got shape {tuple(x.shape)}")
+    return _channel_dropout(x, p, training, x.ndim - 2, "dropout2d")

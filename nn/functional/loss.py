@@ -76,7 +76,7 @@ def _class_weight(weight, c, dtype, op):
     w = as_array(weight).astype(dtype, copy=False)
     if w.shape != (c,):
         raise ValueError(f"{op}: weight must have one entry per class, shape ({c},), got "
-                         f"{w.shape}")
+                         f"{tuple(w.shape)}")
     return w
 
 
@@ -89,7 +89,7 @@ def _class_targets(x, target, ignore_index, op):
                         f"target.long(), or pass probabilities of the input's shape")
     expected = x.shape[:1] + x.shape[2:]
     if t.shape != expected:
-        raise ValueError(f"{op}: target of shape {t.shape} does not match input of shape "
+        raise ValueError(f"{op}: target of shape {tuple(t.shape)} does not match input of shape "
                          f"{tuple(x.shape)}: expected class indices of shape {expected}")
     c = x.shape[1]
     if t.size and (t.min() < 0 or t.max() >= c):

@@ -25,7 +25,7 @@ def _pool_window(op, x, kernel_size, stride, padding, dilation, ceil_mode):
     """The ``Window`` of a pooling; ``stride`` defaults to ``kernel_size`` (as PyTorch)."""
     if x.ndim != 4:
         raise ValueError(f"{op}: expected an input of shape (N, C, H, W) or (C, H, W), got "
-                         f"shape {x.shape}")
+                         f"shape {tuple(x.shape)}")
     kernel = pair(kernel_size, 2, "kernel_size", op)
     st = kernel if stride is None or stride == () or stride == [] else pair(
         stride, 2, "stride", op)
@@ -120,7 +120,7 @@ def adaptive_avg_pool2d(input, output_size):
         op = "adaptive_avg_pool2d"
         if x.ndim != 4:
             raise ValueError(f"{op}: expected an input of shape (N, C, H, W) or (C, H, W), "
-                             f"got shape {x.shape}")
+                             f"got shape {tuple(x.shape)}")
         sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
         sizes = tuple(n if m is None else m for n, m in zip(x.shape[2:], sizes))
         sizes = pair(sizes, 2, "output_size", op)
@@ -171,7 +171,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     linear = {1: "linear", 2: "bilinear"}.get(spatial)
     if spatial not in (1, 2):
         raise ValueError(f"{op}: expected an input of shape (N, C, L) or (N, C, H, W), got "
-                         f"shape {x.shape}")
+                         f"shape {tuple(x.shape)}")
     if mode not in ("nearest", linear):
         raise ValueError(f"{op}: mode {mode!r} is not supported for a {x.ndim}-d input; use "
                          f"'nearest' or '{linear}'")

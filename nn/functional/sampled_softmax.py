@@ -39,7 +39,7 @@ def proposal_probs(sampler, num_classes):
     q = np.asarray(as_array(sampler), dtype=np.float64)
     if q.shape != (num_classes,) or (q < 0).any() or not q.sum() > 0:
         raise ValueError(f"sampled softmax: the proposal must be ({num_classes},) non-negative "
-                         f"probabilities, got shape {q.shape}")
+                         f"probabilities, got shape {tuple(q.shape)}")
     return q / q.sum()
 
 
@@ -97,7 +97,7 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled=None, samp
                          f"{tuple(w.shape)} and {tuple(x.shape)}")
     if y.shape != (x.shape[0],) or not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"{op}: labels must be ({x.shape[0]},) class indices, got "
-                         f"{y.shape} {y.dtype}")
+                         f"{tuple(y.shape)} {y.dtype}")
     if y.size and (y.min() < 0 or y.max() >= num_classes):
         raise IndexError(f"{op}: labels must be in [0, {num_classes - 1}]")
     q = proposal_probs(sampler, num_classes)

@@ -83,7 +83,7 @@ class Word2Vec(Module):
         counts = as_array(counts)
         if counts.shape != (size,):
             raise ValueError(f"Word2Vec: counts must have one entry per word ({size},), got "
-                             f"{counts.shape}")
+                             f"{tuple(counts.shape)}")
         self.counts = counts
         self.mode, self.output, self.negative = mode, output, int(negative)
         self.embedding_dim = int(embedding_dim)

@@ -17,7 +17,8 @@ def vector_to_parameters(vec, parameters):
     of ``parameters_to_vector``)."""
     data = ag.as_array(vec)
     if data.ndim != 1:
-        raise TypeError(f"vector_to_parameters: expected a 1-D vector, got shape {data.shape}")
+        raise TypeError(f"vector_to_parameters: expected a 1-D vector, got shape "
+                        f"{tuple(data.shape)}")
     params = list(parameters)
     total = sum(p.numel() for p in params)
     if data.size != total:

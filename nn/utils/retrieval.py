@@ -20,8 +20,8 @@ def _augment(queries, keys, bias):
     if q.ndim == 1:
         q = q[None]
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
-        raise ValueError(f"MIPS: queries (m, d) and keys (n, d) must share d, got {q.shape} "
-                         f"and {k.shape}")
+        raise ValueError(f"MIPS: queries (m, d) and keys (n, d) must share d, got {tuple(q.shape)} "
+                         f"and {tuple(k.shape)}")
     if bias is not None:
         b = as_array(bias).reshape(-1, 1)
         if len(b) != len(k):

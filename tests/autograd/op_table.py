@@ -64,6 +64,7 @@ OPS = [
     # ---- elementwise functions
     unary("exp", lambda m, a: m.exp(a)),
     unary("log", lambda m, a: m.log(a), domain="positive"),
+    unary("log1p", lambda m, a: m.log1p(a), domain="unit"),
     unary("sqrt", lambda m, a: m.sqrt(a), domain="positive"),
     unary("abs", lambda m, a: m.abs(a)),
     unary("sin", lambda m, a: m.sin(a)),
@@ -180,6 +181,20 @@ OPS += [
     unary("square", lambda m, a: m.square(a)),
     unary("sign", lambda m, a: m.sign(a) * a + a.sign(), shapes=[(3, 4), (), (1,)]),
     unary("tril", lambda m, a: m.tril(a), shapes=[(3, 4), (2, 3, 3), (1, 2)]),
+    # ---- sparse COO (entry (0, 2) given twice: repeats add up)
+    binary("sparse_dense_mm", lambda m, a, b: m.spmm(m.sparse_coo_tensor(
+        idx(m, [[0, 1, 1, 0], [2, 0, 2, 2]]), a, (2, 3)), b), shapes=[((4,), (3, 5))]),
+    unary("sparse_to_dense", lambda m, a: m.sparse_coo_tensor(
+        idx(m, [[0, 1, 1, 0], [2, 0, 2, 2]]), a, (2, 3)).to_dense(), shapes=[(4,)]),
+    unary("sparse_coalesce", lambda m, a: m.sparse_coo_tensor(
+        idx(m, [[0, 1, 1, 0], [2, 0, 2, 2]]), a, (2, 3)).coalesce().values(), shapes=[(4,)]),
+    unary("to_sparse_values", lambda m, a: a.to_sparse().values() * 2, shapes=[(3, 4), (5,)]),
+    unary("diag_of_vector", lambda m, a: m.diag(a), shapes=[(3,), (1,)]),
+    unary("diag_of_vector_offset", lambda m, a: m.diag(a, 2)[:4, :4] + m.diag(a, -1),
+          shapes=[(3,)]),
+    unary("diag_of_matrix", lambda m, a: m.diag(a), shapes=[(3, 4), (4, 2), (1, 1)]),
+    unary("diag_of_matrix_offset", lambda m, a: a.diag(1) * 2 + a.diag(-2).sum(),
+          shapes=[(3, 4), (4, 3)]),
     unary("triu_diagonal", lambda m, a: a.triu(diagonal=1), shapes=[(3, 4), (2, 4, 3)]),
     unary("tril_negative_diagonal", lambda m, a: m.tril(a, -1), shapes=[(4, 3)]),
     unary("narrow", lambda m, a: a.narrow(1, 1, 2), shapes=[(3, 4), (2, 3, 1)]),

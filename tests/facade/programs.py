@@ -30,6 +30,25 @@ def to_dagrad(source):
     return "\n".join(lines)
 
 
+BACK_TO_TORCH = [
+    (r"^from dagrad import torch$", "import torch"),
+    (r"^from dagrad\.torch import (\w+)$", r"from torch import \1"),
+    (r"^import dagrad\.torch(\.[\w.]+) as (\w+)$", r"import torch\1 as \2"),
+    (r"^from dagrad\.torch(\.[\w.]+) import", r"from torch\1 import"),
+]
+
+
+def to_torch(source):
+    """A program written with ``from dagrad import torch`` with its imports changed back to
+    PyTorch's (the way out to GPUs), every other line as is."""
+    lines = []
+    for line in source.splitlines():
+        for pattern, replacement in BACK_TO_TORCH:
+            line = re.sub(pattern, replacement, line)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def run(source, framework, **inputs):
     """Execute ``source`` with ``framework`` "torch" or "dagrad"; return its ``result``."""
     if framework == "torch":

@@ -203,6 +203,21 @@ def test_extract_refuses_a_member_outside_its_folder(tmp_path):
     assert not (tmp_path / "outside.txt").exists()
 
 
+def test_archives_are_read_only_up_to_what_their_size_can_hold(tmp_path, monkeypatch):
+    """Deflate shrinks at most 1032:1; with the bound lowered to 10:1 a highly compressible
+    fra.txt (about 1000:1) shows both readers stop at it, before unpacking."""
+    from dagrad.d2l import files, seq2seq
+    with zipfile.ZipFile(tmp_path / "fra-eng.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("fra-eng/fra.txt", "go .\tva !\n" * 100_000)
+    monkeypatch.setattr(files, "MAX_DEFLATE_RATIO", 10)
+    monkeypatch.setattr(seq2seq, "MAX_DEFLATE_RATIO", 10)
+    with pytest.raises(ValueError, match="more than the zip can hold"):
+        d2l.MTFraEng(2, root=str(tmp_path))
+    with pytest.raises(ValueError, match="more than a zip file of .* bytes can hold"):
+        d2l.extract(str(tmp_path / "fra-eng.zip"))
+    assert not (tmp_path / "fra-eng").exists()
+
+
 def test_lenet_and_the_residual_blocks_shapes():
     X = torch.randn(2, 1, 28, 28)
     lenet = d2l.LeNet()

@@ -193,5 +193,9 @@ def test_dropout_1d_and_2d_drop_whole_channels():
     drop = nn.Dropout2d(0.5)
     drop.eval()
     assert drop(x) is x
-    with pytest.raises(ValueError, match="dropout2d"):
-        nn.Dropout2d()(torch.ones(3, 4))
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        flat = nn.Dropout2d()(torch.ones(50, 40)).numpy()     # as PyTorch: one draw each
+    assert set(np.unique(flat)) == {0.0, 2.0} and not (flat.min(1) == flat.max(1)).all()
+    with pytest.warns(UserWarning, match=r"interpreted as shape \(N, C, L\)"):
+        rows = nn.Dropout2d()(torch.ones(2, 30, 5)).numpy()   # (N, C, L): whole channels
+    assert (rows.min(axis=2) == rows.max(axis=2)).all()

@@ -55,13 +55,40 @@ def test_values_shapes_and_summaries():
         y = (x * 2.0).sum(dim=1)
     source = viz.draw(y.sum(), grads=True).source
     mul_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum")])
-    # short labels: shape and one number, the root mean square; full values in the tooltip
-    assert "(3, 4)" in mul_to_sum and "rms 12.99" in mul_to_sum and "δ rms 1<" in mul_to_sum
+    # up to 16 elements in full, a matrix one line per row (a 3 x 4 block); the tooltip too
+    assert "(3, 4)" in mul_to_sum
+    assert "[[0, 2, 4, 6]<BR/>[8, 10, 12, 14]<BR/>[16, 18, 20, 22]]" in mul_to_sum
+    assert "δ [[1, 1, 1, 1]<" in mul_to_sum and "[1, 1, 1, 1]]<" in mul_to_sum
     assert "value [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18, 20, 22]]" in mul_to_sum
     sum_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Sum", "Sum")])
     assert "[12, 44, 76]" in sum_to_sum and "δ [1, 1, 1]" in sum_to_sum
     bare = labels_only(viz.draw(y.sum(), values=False, shapes=False).source)
     assert "(3, 4)" not in bare and "[12, 44, 76]" not in bare
+
+
+def test_tensors_over_16_elements_are_labelled_by_their_rms():
+    x = leaf(np.arange(20.0).reshape(4, 5), "x")
+    with viz.record():
+        y = (x * 2.0).sum()
+    source = viz.draw(y, grads=True).source
+    mul_to_sum = only([a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum")])
+    assert "rms 22.23" in mul_to_sum and "δ rms 1<" in mul_to_sum
+    assert "value [[0, 2, 4, 6, 8]," in mul_to_sum                # the tooltip keeps them all
+
+
+def test_needing_a_gradient_is_drawn_apart_from_size():
+    """A tensor that needs a gradient is blue whatever its size, one that does not is grey
+    whatever its size (a scalar ε of the reparameterisation trick, a batch of data)."""
+    w = ag.tensor(0.5, requires_grad=True)                  # one element, needs δ
+    eps = ag.tensor(0.3)                                    # one element, no δ
+    data = ag.randn(2, 3)                                   # six elements, no δ
+    w.name, eps.name, data.name = "w", "eps", "data"
+    source = viz.draw((w * eps * data).sum(), grads=True).source
+    fills = {n: re.search(r'fillcolor="([^"]*)"', line).group(1)
+             for line in source.splitlines() for n in ("w", "eps", "data")
+             if f"<B>{n}</B>" in line}
+    assert fills == {"w": "#cfe8fc", "eps": "#f2f2f2", "data": "#f2f2f2"}
+    assert "data (no δ)" in source and "input (needs δ)" in source
 
 
 def test_gradient_colours_follow_magnitude_and_zero_is_grey():
@@ -88,7 +115,7 @@ def test_kinds_are_styled_apart():
     labels = {n: line for line in source.splitlines() for n in ("weight", "input", "Linear")
               if f"<B>{n}</B>" in line}
     assert '"#ffd8a8"' in labels["weight"]            # parameter: orange
-    assert '"#cfe8fc"' in labels["input"]             # data (no gradient, not a scalar): blue
+    assert '"#f2f2f2"' in labels["input"]             # data (no gradient): grey, any size
     assert '"#ffffff"' in labels["Linear"]            # operation: white
     scalar = viz.draw((lin(x) * ag.tensor(2.0)).sum()).source
     const = [line for line in scalar.splitlines() if "<B>const</B>" in line]
