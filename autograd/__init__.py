@@ -26,16 +26,16 @@ from .function import Function, unbroadcast
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck
-from .ops.elementwise import (abs, cast, clamp, cos, elu, erf, exp, gelu, leaky_relu, log,
-                              log1p,
-                              maximum, minimum, pow, relu, sigmoid, sin, softplus, sqrt, tanh,
-                              where)
+from .ops.elementwise import (abs, cast, clamp, cos, elu, erf, exp, floor_divide, gelu,
+                              leaky_relu, log, log1p, maximum, minimum, pow, relu, remainder,
+                              sigmoid, sin, softplus, sqrt, tanh, where)
 from .ops.indexing import gather, getitem, index_select, masked_fill
 from .ops.linalg import linear, matmul
 from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, max, mean, min,
                             norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
-                        reshape, split, squeeze, stack, transpose, unflatten, unsqueeze)
+                        reshape, split, squeeze, stack, transpose, unbind, unflatten,
+                        unsqueeze)
 from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, diag, floor, meshgrid, narrow,
                            repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed

@@ -6,6 +6,7 @@ decorator does it for every reduction.
 """
 import functools
 import inspect
+import math
 import operator
 
 
@@ -14,8 +15,9 @@ def reduction(dims="many", name=None):
 
     The decorated function also takes NumPy's spellings ``axis`` and ``keepdims`` (keywords),
     rejects a name given in both spellings, and receives ``dim`` normalised against ``x.ndim``:
-    ``dims="many"``: None (every dimension) or a tuple of non-negative axes (from an int or a
-    sequence); ``dims="one"``: None or one non-negative int. Errors name the operation
+    ``dims="many"``: None (every dimension, also for an empty ``dim=()`` as PyTorch) or a
+    tuple of non-negative axes (from an int or a sequence); ``dims="one"``: None or one
+    non-negative int. A ``dim`` without default is required, as PyTorch's softmax's. Errors name the operation
     (``name``, by default the function's name).
     """
     def decorate(fn):
@@ -36,6 +38,10 @@ def reduction(dims="many", name=None):
                 dim = axis
             else:
                 dim = args[at_dim] if positional else kwargs.get("dim", default_dim)
+            if dim is inspect.Parameter.empty:
+                raise TypeError(f"{op}() missing 1 required positional argument: \"dim\"")
+            if dims == "many" and isinstance(dim, (tuple, list)) and not dim:
+                dim = None          # PyTorch: dim=() reduces every dimension
             if keepdims is not None:
                 if at_keep is None:
                     raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
@@ -93,6 +99,10 @@ def size_arg(size, op, keyword=None):
         if s < 0:
             raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
+    if math.prod(shape) >= 2 ** 60:
+        raise RuntimeError(f"{op}: Storage size calculation overflowed with sizes="
+                           f"{list(shape)}: {math.prod(shape):.3g} elements are more than any "
+                           f"memory holds; check the sizes")
     return shape
 
 

@@ -53,8 +53,9 @@ class _Node(Function):
 
     def forward(ctx, *arrays):
         ctx.to_save = ()
-        inputs = [Tensor._make(a, None) if hasattr(a, "dtype") and hasattr(a, "shape") else a
-                  for a in arrays]
+        is_tensor = [hasattr(a, "dtype") and hasattr(a, "shape") for a in arrays]
+        ctx.tensor_inputs = tuple(is_tensor)
+        inputs = [Tensor._make(a, None) if t else a for a, t in zip(arrays, is_tensor)]
         with no_grad():
             out = ctx.user.forward(ctx, *inputs)
         if not isinstance(out, Tensor):
@@ -77,10 +78,31 @@ class _Node(Function):
         else:
             with no_grad():
                 grads = ctx.user.backward(ctx, Tensor._make(grad, None))
-        grads = grads if isinstance(grads, tuple) else (grads,)
+        grads = _checked_count(ctx, grads if isinstance(grads, tuple) else (grads,))
         if ctx.differentiable:
             return grads
         return tuple(raw_data(g) for g in grads)
+
+
+def _checked_count(ctx, grads):
+    """PyTorch's checks of what a user's backward returns: one gradient per forward input
+    (extra trailing Nones are dropped), and None for every input that is not a Tensor."""
+    tensors = ctx.tensor_inputs
+    n = len(tensors)
+    if len(grads) > n and all(g is None for g in grads[n:]):
+        grads = grads[:n]
+    if len(grads) != n:
+        raise RuntimeError(
+            f"function {ctx.name}Backward returned an incorrect number of gradients (expected "
+            f"{n}, got {len(grads)}): backward returns one gradient per input of forward, in "
+            f"order, None for inputs that need none")
+    for k, (g, tensor) in enumerate(zip(grads, tensors)):
+        if g is not None and not tensor:
+            raise RuntimeError(
+                f"function {ctx.name}Backward returned a gradient different than None at "
+                f"position {k + 1}, but the corresponding forward input was not a Tensor; "
+                f"return None there")
+    return grads
 
 
 class CustomFunction:

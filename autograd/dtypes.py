@@ -2,7 +2,10 @@
 
 **Categories.** Every dtype belongs to a category, ordered bool < integer < floating. Operands
 are ranked by kind: tensors with at least one dimension, then 0-d tensors, then scalars (Python
-and NumPy numbers: ``2``, ``0.5``, ``np.float64(2)``).
+and NumPy numbers: ``2``, ``0.5``, ``np.float64(2)``). NumPy arrays are apart: PyTorch hands
+``tensor * ndarray`` to NumPy, so an array operand (even a 0-d one) meets the result of the
+others with NumPy's promotion (``ones(2) * np.array(2.5)`` and ``ones(2) * np.array([2, 3])``
+are float64, as in PyTorch).
 
 **The rule** (PyTorch's ``result_type``). Promote the tensors with dimensions among themselves
 (``float32`` with ``float64`` gives ``float64``; ``int64`` with ``float32`` gives ``float32``, the
@@ -90,21 +93,31 @@ def result_type(*operands):
     """The dtype PyTorch gives an operation on ``operands`` (Tensors, arrays, numbers; None is
     skipped). See the module docstring for the rule."""
     dims = zero_dim = scalars = None
+    numpy_arrays, numbers = [], []
     for x in operands:
         if x is None:
             continue
+        if isinstance(x, np.ndarray):
+            numpy_arrays.append(x.dtype)
+            continue
         if isinstance(x, Tensor):
             x = x._data
-        elif not isinstance(x, np.ndarray):
+        else:
             d = _scalar_dtype(x)
             if d is not None:
                 scalars = promote_types(scalars, d)
+                numbers.append(x.item() if isinstance(x, np.generic) else x)
                 continue
             x = as_array(x)
         if x.ndim:
             dims = promote_types(dims, x.dtype)
         else:
             zero_dim = promote_types(zero_dim, x.dtype)
+    if numpy_arrays:
+        # PyTorch leaves ``tensor * ndarray`` to NumPy: NumPy's promotion, in which numbers
+        # are weak (they never widen an array's dtype)
+        tensors = _combine(dims, zero_dim)
+        return np.result_type(*numpy_arrays, *(() if tensors is None else (tensors,)), *numbers)
     return _combine(dims, _combine(zero_dim, scalars))
 
 

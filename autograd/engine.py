@@ -275,12 +275,27 @@ def _run_hooks(hooks, g, anomaly=False):
         else:
             result = hook(wrapped)
         if result is not None:
+            _check_hook_result(hook, result, g)
             g = result if isinstance(g, Tensor) else as_array(result)
             if anomaly and not is_finite(g):
                 raise RuntimeError(f"detect_anomaly: the tensor hook '{hook_name(hook)}' "
                                    f"returned a gradient holding NaN or inf (shape "
                                    f"{np.shape(g)}); check what the hook computes.")
     return g
+
+
+def _check_hook_result(hook, result, g):
+    """What PyTorch checks of a hook's return value: a Tensor (here also an ndarray) of the
+    gradient's shape."""
+    if not isinstance(result, (Tensor, np.ndarray)):
+        raise TypeError(f"expected Tensor, but hook returned '{type(result).__name__}': the "
+                        f"tensor hook '{hook_name(hook)}' must return None (keep the gradient) "
+                        f"or a Tensor of the gradient's shape {tuple(np.shape(g))}")
+    if result.shape != np.shape(g):
+        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value: it got a "
+                           f"gradient of shape {tuple(np.shape(g))} and returned one of shape "
+                           f"{tuple(result.shape)}; a tensor hook must return a gradient of "
+                           f"the tensor's shape (or None)")
 
 
 # Threads may run backward into the same leaves at once (e.g. data-parallel workers sharing a

@@ -96,9 +96,9 @@ class Function:
 
     Set by the operation's class:
         returns_view: True when the output may share the input's memory (slicing, reshape,
-            transpose, flip): the output tensor keeps its input as ``_base``, and an in-place
-            change of it records the input's new history through ``write_back(base, view)``
-            (``inplace.py``).
+            transpose, flip): the output tensor keeps its input (``ops.shape.mark_view``), and
+            an in-place change of it records the input's new history through
+            ``write_back(base, view)`` (``inplace.py``).
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
@@ -199,7 +199,7 @@ class Function:
         goes (``parents``), its shape, and, when it saved something, the inputs themselves
         (``inputs``; one an operation produced is kept as its array, its history being its
         parent: keeping its Tensor alive cost 30% of building a million-operation chain, in
-        garbage collection). A view's output keeps its input as ``_base``.
+        garbage collection). (A view's output keeps its input: ``ops.shape.mark_view``.)
         """
         saves = ctx.saved or ctx.saved_names
         if len(inputs) == 2:    # written out: through the loop, W1 costs 4% more instructions
@@ -234,10 +234,7 @@ class Function:
             ctx.inputs = tuple(kept) if saves else ()
         ctx.tick = WRITES.tick
         ctx.watched = False
-        result = Tensor._make(out, ctx)
-        if ctx.returns_view:
-            result._base = inputs[0]
-        return result
+        return Tensor._make(out, ctx)
 
     def note(ctx, state, result, inputs, attrs):
         """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks
@@ -426,8 +423,9 @@ def _describe_failure(name, arrays, error):
     failure is said as PyTorch says it (which dimension, which sizes)."""
     described = ", ".join(f"{np.shape(a)} {getattr(a, 'dtype', type(a).__name__)}"
                           for a in arrays)
-    if "could not be broadcast" in str(error):
-        error = _broadcast_mismatch([np.shape(a) for a in arrays]) or error
+    if "could not be broadcast" not in str(error):      # not about shapes: no shape advice
+        return f"{name}: {error} (inputs: {described})"
+    error = _broadcast_mismatch([np.shape(a) for a in arrays]) or error
     return (f"{name}: {error} (inputs: {described}). Check the shapes: broadcasting aligns "
             f"trailing dimensions, which must be equal or 1; reshape or unsqueeze an operand.")
 

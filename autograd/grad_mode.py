@@ -70,25 +70,34 @@ class set_grad_enabled(_Switch):
         super().__init__(bool(mode))
 
 
-class no_grad(set_grad_enabled):
+class _Fixed(set_grad_enabled):
+    """A switch without arguments, which also decorates without parentheses: ``@no_grad`` is
+    ``@no_grad()``, as in PyTorch."""
+
+    def __new__(cls, func=None):
+        switch = super().__new__(cls)
+        if func is None:
+            return switch
+        switch.__init__()
+        return switch(func)
+
+    def _args(self):
+        return ()
+
+
+class no_grad(_Fixed):
     """Do not record operations: results have ``requires_grad=False``. Use for evaluation and
     for parameter updates, which must not become part of the graph."""
 
     def __init__(self):
         super().__init__(False)
 
-    def _args(self):
-        return ()
 
-
-class enable_grad(set_grad_enabled):
+class enable_grad(_Fixed):
     """Record operations again inside a ``no_grad`` block."""
 
     def __init__(self):
         super().__init__(True)
-
-    def _args(self):
-        return ()
 
 
 class detect_anomaly(_Switch):

@@ -16,13 +16,16 @@ the new values from the old ones. ``write`` computes them, copies them into the 
 * a leaf that requires grad cannot change in place while gradients are recorded (its gradient
   would belong to values it no longer holds): PyTorch's error. Parameter updates run under
   ``no_grad()``, or write through ``.data``;
-* a view (``v = y[i]``, ``y.reshape(...)``, ``y.T``, ``y.flip(0)``) shares ``y``'s memory, so
-  changing ``v`` in place changes ``y``: ``y``'s history is rebased too, on the view operation's
+* a view (``v = y[i]``, ``y.reshape(...)``, ``y.T``; ``y.flip(0)`` is a copy) shares ``y``'s
+  memory, so changing ``v`` in place changes ``y``: ``y``'s history is rebased too, on the view operation's
   ``write_back`` (``y[i] = v`` for a slice, ``v.reshape(y.shape)`` for a reshape).
 """
+import weakref
+
 import numpy as np
 
 from .dtypes import category
+from .function import Function
 from .grad_mode import STATE
 from .tensor import Tensor
 from .versions import WRITES, mark_written
@@ -47,6 +50,13 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
     in_graph = STATE.enabled and (tensor.requires_grad or any(
         isinstance(x, Tensor) and x.requires_grad for x in operands))
     if in_graph:
+        if tensor.__dict__.get("_multi_output"):
+            raise RuntimeError(
+                f"{what}: this tensor is one of the views {tensor._multi_output} returns, and "
+                f"it is being modified inplace. This view is the output of a function that "
+                f"returns multiple views. Such functions do not allow the output views to be "
+                f"modified inplace. You should replace the inplace operation by an "
+                f"out-of-place one (or clone() the view first).")
         base_views = _views_to_rebase(tensor, what)
         # The stand-in owns a copy: a new node may save the old values we are overwriting.
         old = Tensor._make(tensor._data.copy(), tensor.grad_fn)
@@ -71,7 +81,73 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
         for view, node in base_views:
             _rebase_base(view, node)
         _share_saved_output(new.grad_fn, new._data, tensor._data)   # after the last stamp
+        regenerate_views(tensor, {id(tensor)} | {id(v) for v, _ in base_views}
+                         | {id(node.source) for _, node in base_views})
     return tensor
+
+
+def regenerate_views(tensor, rebased):
+    """After an in-place change of ``tensor`` (and the rebasing of the views it is made of),
+    give every other live view of the same memory a history on the new values, as PyTorch
+    regenerates a view's ``grad_fn`` when its base's version changes: ``v = y[:2]; y.mul_(2)``
+    then ``v``'s gradient flows through the ``mul_``. Each view's operation is replayed, in the
+    order the views were made, on its parent's current history; ``rebased`` holds the ids of
+    the tensors the write itself rebased."""
+    base = tensor if tensor._base is None else tensor._base
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    alive = [v for v in map(lambda ref: ref(), views) if v is not None]
+    views[:] = [weakref.ref(v) for v in alive]
+    for view in alive:
+        if id(view) in rebased:
+            continue
+        parent = view._view_of
+        if not parent.requires_grad:
+            continue
+        if view.__dict__.get("_multi_output"):
+            stand_in = Tensor._make(parent._data, parent.grad_fn)
+            stand_in.requires_grad = True
+            node = _StaleView.apply(stand_in, op=view._multi_output).grad_fn
+        else:
+            node = _view_node(view)
+        view.grad_fn, view.requires_grad = node, True
+
+
+def restride(tensor, what, view_op, *args):
+    """Change ``tensor``'s shape in place, keeping its memory (``unsqueeze_``, ``t_``): it
+    becomes ``view_op(tensor, *args)``, a view, and in the graph its history is rebased on that
+    view operation. As every in-place operation it counts as a write (PyTorch bumps the version
+    too) and a leaf that requires grad refuses it."""
+    in_graph = STATE.enabled and tensor.requires_grad
+    if in_graph:
+        _views_to_rebase(tensor, what)
+    old = Tensor._make(tensor._data, tensor.grad_fn)
+    old.requires_grad = tensor.requires_grad
+    new = view_op(old, *args)
+    tensor._data = new._data
+    mark_written(tensor)
+    if in_graph:
+        _rebase(tensor, new.grad_fn)
+    return tensor
+
+
+class _StaleView(Function):
+    """The history of a view that one of several outputs of ``op`` (``unbind``) made, after its
+    base changed in place: PyTorch cannot regenerate such views, and neither do we; a backward
+    through it raises PyTorch's error."""
+
+    def forward(ctx, x, op):
+        ctx.op = op
+        return x
+
+    def backward(ctx, grad):
+        raise RuntimeError(
+            f"Output of {ctx.op} is a view and its base or another view of its base has been "
+            f"modified inplace. This view is the output of a function that returns multiple "
+            f"views. Such functions do not allow the output views to be modified inplace. You "
+            f"should replace the inplace operation by an out-of-place one (or clone() the "
+            f"views first).")
 
 
 def _copy_into(tensor, values, what):
@@ -106,20 +182,20 @@ def _rebase(tensor, node):
 
 
 def _views_to_rebase(tensor, what):
-    """The chain of views ``tensor`` is (innermost first), as (view, the view operation's
-    node), checked before anything is written: a view of a leaf that requires grad raises."""
+    """The chain of views ``tensor`` is (innermost first), as (view, a node of the view's
+    operation whose ``source`` is the view's parent), checked before anything is written: a
+    view of a leaf that requires grad raises. The chain is read from what ``mark_view``
+    recorded, so it holds after earlier in-place changes of the view too."""
     chain = []
     view = tensor
-    while view._base is not None and view.grad_fn is not None and (
-            view.grad_fn.returns_view and view._data.base is not None):
-        node = view.grad_fn
-        base = view._base
+    while view.__dict__.get("_view_of") is not None:
+        base = view._view_of
         if base.requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 f"{what}: a view of a leaf Variable that requires grad is being used in an "
                 f"in-place operation. Do it inside `with ag.no_grad():`, or clone() the leaf "
                 f"first.")
-        chain.append((view, node))
+        chain.append((view, _view_node(view)))
         view = base
     if view is tensor and tensor.requires_grad and tensor.grad_fn is None:
         raise RuntimeError(
@@ -130,12 +206,24 @@ def _views_to_rebase(tensor, what):
     return chain
 
 
+def _view_node(view):
+    """A node of ``view``'s operation, replayed on its parent's current history (its
+    ``write_back`` records a change of the view as a change of the parent)."""
+    parent = view._view_of
+    op, attrs = view._view_op
+    stand_in = Tensor._make(parent._data, parent.grad_fn)
+    stand_in.requires_grad = True
+    node = op.apply(stand_in, **attrs).grad_fn
+    node.source = parent
+    return node
+
+
 def _rebase_base(view, node):
-    """``view`` (made from ``view._base`` by ``node``) was just changed in place, and with it
+    """``view`` (made from ``node.source`` by ``node``) was just changed in place, and with it
     the memory of its base: record the base's new values as the view operation's write-back.
     The stand-in for the base's old history may share the changed memory: a write-back never
     reads the values the view overwrote."""
-    base = view._base
+    base = node.source
     new = node.write_back(Tensor._make(base._data, base.grad_fn), view)
     mark_written(base)
     _rebase(base, new.grad_fn)

@@ -13,6 +13,7 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 import numpy as np
 
 from .device import check_device
+from .missing import missing_tensor_attribute
 from .size import Size
 
 _tuple_new = tuple.__new__
@@ -24,7 +25,8 @@ def as_array(data, dtype=None):
     """Convert ``data`` (Tensor, ndarray, number, nested list) to an ndarray.
 
     Python floats become float32 (the default dtype) unless ``dtype`` says otherwise; NumPy
-    arrays keep their dtype, as ``torch.tensor`` does.
+    arrays and scalars keep their dtype, also inside lists (``[np.float64(1.5)]`` is float64),
+    as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
         data = data._data
@@ -33,9 +35,33 @@ def as_array(data, dtype=None):
     if isinstance(data, (np.ndarray, np.generic)):
         return np.asarray(data)
     arr = np.asarray(data)
-    if arr.dtype == np.float64:
+    if arr.dtype == np.float64 and not _holds_float64(data):
         arr = arr.astype(DEFAULT_DTYPE)
     return arr
+
+
+def _holds_float64(data):
+    """Whether nested lists ``data`` hold a float64 NumPy value or Tensor (which keeps the
+    result float64, while Python floats give float32). Each list's element types are read
+    as a set, so a long list of Python floats costs one pass in C."""
+    pending = [data]
+    while pending:
+        items = pending.pop()
+        if not isinstance(items, (list, tuple)):
+            continue
+        kinds = set(map(type, items))
+        if np.float64 in kinds:
+            return True
+        for item in () if kinds <= _PLAIN_NUMBERS else items:
+            if isinstance(item, (list, tuple)):
+                pending.append(item)
+            elif isinstance(item, (np.ndarray, Tensor)) and np.asarray(
+                    item._data if isinstance(item, Tensor) else item).dtype == np.float64:
+                return True
+    return False
+
+
+_PLAIN_NUMBERS = {float, int, bool}
 
 
 def real_array(data, dtype=None):
@@ -63,9 +89,9 @@ def not_real_message(dtype, data=None):
     if dtype.kind == "c":
         why = ("dagrad tensors hold real numbers (complex arithmetic and its gradients are not "
                "supported); carry the real and imaginary parts as two real tensors")
-    elif dtype.kind == "O" and isinstance(data, int):
-        why = (f"the integer {data} does not fit in int64; pass it as a float "
-               f"(float(x)) or with dtype=float64")
+    elif dtype.kind == "O" and _too_big_int(data) is not None:
+        why = (f"the integer {_too_big_int(data)} does not fit in int64 (PyTorch: Overflow when "
+               f"unpacking long); pass it as a float (float(x)) or with dtype=float64")
     elif dtype.kind == "O":
         why = ("the data are not all numbers of one kind (mixed types, None or integers beyond "
                "int64 make a NumPy object array); convert them first, e.g. "
@@ -75,6 +101,18 @@ def not_real_message(dtype, data=None):
     else:
         why = "dagrad tensors hold booleans, integers or floating-point numbers"
     return why
+
+
+def _too_big_int(data):
+    """The first Python int in ``data`` (a number or nested lists) outside int64, or None."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
+        elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
+            return item
+    return None
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -112,7 +150,7 @@ class Tensor:
     _grad = None
     name = None
     _hooks = None
-    _base = None     # a view's input (the tensor whose memory it shares), as PyTorch's ._base
+    _base = None             # the tensor whose memory this one views (PyTorch's ``_base``)
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
@@ -332,6 +370,14 @@ class Tensor:
 
     def is_floating_point(self):
         return _is_float(self._data.dtype)
+
+    def __getattr__(self, name):
+        """Only for attributes the tensor lacks: one that ``torch.Tensor`` has raises
+        ``NotInDagradError`` naming it (and what to use instead), any other the usual
+        AttributeError."""
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise missing_tensor_attribute(name)
 
     def __format__(self, spec):
         """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""

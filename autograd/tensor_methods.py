@@ -15,7 +15,7 @@ import numpy as np
 
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
-from .inplace import write
+from .inplace import restride, write
 from .ops import composed, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .tensor import Tensor, raw_data
@@ -98,10 +98,32 @@ class TensorMethods:
     def tanh_(self):
         return write(self, "tanh_", Tensor.tanh)
 
+    def floor_divide_(self, other):
+        return write(self, "floor_divide_", Tensor.floor_divide, other)
+
+    def remainder_(self, other):
+        return write(self, "remainder_", Tensor.remainder, other)
+
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
+    __ifloordiv__ = floor_divide_
+    __imod__ = remainder_
+
+    # In-place changes of shape: the same memory seen with a new shape (``inplace.restride``)
+    def unsqueeze_(self, dim):
+        return restride(self, "unsqueeze_", shape_ops.unsqueeze, dim)
+
+    def squeeze_(self, dim=None):
+        return restride(self, "squeeze_", shape_ops.squeeze, dim)
+
+    def transpose_(self, dim0, dim1):
+        return restride(self, "transpose_", shape_ops.transpose, dim0, dim1)
+
+    def t_(self):
+        _check_t(self, "t_")
+        return restride(self, "t_", Tensor.t)
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -133,6 +155,18 @@ class TensorMethods:
 
     def __rpow__(self, base):
         return elementwise.Pow.apply(base, self)
+
+    def __floordiv__(self, other):
+        return elementwise.FloorDivide.apply(self, other)
+
+    def __rfloordiv__(self, other):
+        return elementwise.FloorDivide.apply(other, self)
+
+    def __mod__(self, other):
+        return elementwise.Remainder.apply(self, other)
+
+    def __rmod__(self, other):
+        return elementwise.Remainder.apply(other, self)
 
     def __matmul__(self, other):
         return linalg.matmul(self, other)
@@ -232,6 +266,12 @@ class TensorMethods:
 
     def pow(self, exponent):
         return self ** exponent
+
+    def floor_divide(self, other):
+        return self // other
+
+    def remainder(self, other):
+        return self % other
 
     def neg(self):
         return -self
@@ -411,10 +451,10 @@ class TensorMethods:
         return shape_ops.reshape(self, *shape)
 
     def view(self, *shape):
-        return shape_ops.reshape(self, *shape)
+        return shape_ops.view(self, *shape)
 
     def view_as(self, other):
-        return shape_ops.reshape(self, other.shape)
+        return shape_ops.view(self, other.shape)
 
     def reshape_as(self, other):
         return shape_ops.reshape(self, other.shape)
@@ -444,10 +484,11 @@ class TensorMethods:
         return shape_ops.transpose(self, -2, -1)
 
     def t(self):
-        if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with <= 2 dimensions, got shape "
-                             f"{tuple(self.shape)}")
+        _check_t(self, "t")
         return self.T
+
+    def unbind(self, dim=0):
+        return shape_ops.unbind(self, dim)
 
     def unsqueeze(self, dim):
         return shape_ops.unsqueeze(self, dim)
@@ -477,7 +518,14 @@ class TensorMethods:
         return shape_ops.chunk(self, chunks, dim)
 
     def contiguous(self):
-        return self
+        """This tensor, or a copy in row-major order when it is a view whose layout is not
+        (``x.t().contiguous().view(6)`` works, as in PyTorch)."""
+        if self._base is None or self._data.flags.c_contiguous:
+            return self
+        return self.clone()
+
+    def is_contiguous(self):
+        return self._base is None or bool(self._data.flags.c_contiguous)
 
     # ------------------------------------------------------------------------ indexing
     def __getitem__(self, index):
@@ -571,6 +619,13 @@ class TensorMethods:
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         from .creation import full
         return full(size, fill_value, dtype or self.dtype, device, requires_grad)
+
+
+def _check_t(x, what):
+    if x.ndim > 2:
+        raise RuntimeError(f"{what}() expects a tensor with <= 2 dimensions, but self is "
+                           f"{x.ndim}D (shape {tuple(x.shape)}); use transpose(dim0, dim1) or "
+                           f"permute(...) for more dimensions")
 
 
 def _elementwise(op, a, b):

@@ -12,8 +12,12 @@ import numbers
 import numpy as np
 
 from dagrad.autograd import Tensor, as_array
+from dagrad.autograd.dtypes import promote_types
 from dagrad.autograd import generator as global_generator
 from dagrad.autograd.random import numpy_generator
+
+from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                       SubsetRandomSampler, WeightedRandomSampler)
 
 
 class Dataset:
@@ -112,35 +116,94 @@ def _rng(seed, gen):
 
 
 def default_collate(samples):
-    """Turn a list of samples into a batch: tuples/lists are collated position by position,
-    dicts key by key, and Tensors, arrays and numbers are stacked into one Tensor. Python
-    numbers take the dtype ``torch.tensor(samples)`` would give the whole batch: bool if all
-    are bools, int64 if all are integers, float32 as soon as one is a float (so [1, 2.5, 3]
-    stays [1.0, 2.5, 3.0]); arrays and tensors are promoted as by ``np.stack``."""
+    """Turn a list of samples into a batch, as PyTorch's ``default_collate``, by the type of the
+    first sample: tuples/lists are collated position by position, dicts key by key (every
+    sample must have the same length or keys), strings stay a list, and the rest become one
+    Tensor:
+
+    - Tensors and arrays are stacked with PyTorch's type promotion (``[tensor([1]),
+      tensor([2.5])]`` is float32; arrays of int64 and float64 give float64);
+    - Python floats give float64 (``torch.tensor(batch, dtype=float64)``); Python ints and
+      bools give what ``torch.tensor(batch)`` gives (``[1, 2.5, 3]`` is float32);
+    - NumPy scalars keep their dtype (``np.float32`` samples give float32).
+
+    Anything else (None, arbitrary objects) raises TypeError, as in PyTorch."""
+    if not samples:
+        raise ValueError("default_collate: the batch is empty")
     first = samples[0]
+    if isinstance(first, str):
+        return samples
     if isinstance(first, (tuple, list)):
+        _check_lengths(samples)
         return type(first)(default_collate(list(column)) for column in zip(*samples))
     if isinstance(first, dict):
+        _check_keys(samples)
         return {key: default_collate([s[key] for s in samples]) for key in first}
-    if isinstance(first, Tensor):
-        return Tensor(np.stack([s._data for s in samples]))
-    if isinstance(first, np.ndarray):
-        return Tensor(np.stack(samples))
+    if isinstance(first, (Tensor, np.ndarray)):
+        return Tensor(_stack([as_array(s) if isinstance(s, (Tensor, np.ndarray)) else
+                              _refuse(s, first) for s in samples]))
     if isinstance(first, np.generic):
         return Tensor(np.array(samples))
+    if isinstance(first, float):
+        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples, np.float64)))
     if isinstance(first, numbers.Number):
-        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples)))
-    return samples   # e.g. strings: left as a list
+        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples, np.float32)))
+    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
+                    f"or lists; found {type(first).__name__} ({first!r:.40}). Return one of "
+                    f"those from the dataset's __getitem__, or pass collate_fn= to the "
+                    f"DataLoader to batch other objects")
 
 
-def _python_numbers_dtype(samples):
-    """bool < int64 < float32 over every sample, as ``torch.tensor(samples)``."""
+def _stack(arrays):
+    """``np.stack`` of same-shaped arrays, in PyTorch's promoted dtype (not NumPy's)."""
+    shape = arrays[0].shape
+    for k, a in enumerate(arrays):
+        if a.shape != shape:
+            raise RuntimeError(f"default_collate: stack expects each tensor to be equal size, "
+                               f"but got {list(shape)} at entry 0 and {list(a.shape)} at entry "
+                               f"{k}; pad the samples to one shape in the dataset, or pass a "
+                               f"collate_fn that pads them")
+    dtype = None
+    for a in arrays:
+        dtype = promote_types(dtype, a.dtype)
+    return np.stack(arrays).astype(dtype, copy=False)
+
+
+def _refuse(sample, first):
+    raise TypeError(f"default_collate: cannot batch a {type(sample).__name__} with samples of "
+                    f"type {type(first).__name__}; every sample must be a tensor or array")
+
+
+def _check_lengths(samples):
+    length = len(samples[0])
+    for k, s in enumerate(samples):
+        if not isinstance(s, (tuple, list)) or len(s) != length:
+            what = f"of length {len(s)}" if isinstance(s, (tuple, list)) else type(s).__name__
+            raise RuntimeError(f"default_collate: each element in list of batch should be of "
+                               f"equal size: sample 0 has {length} fields, sample {k} is {what}."
+                               f" Return the same fields from every __getitem__, or pass a "
+                               f"collate_fn that batches them")
+
+
+def _check_keys(samples):
+    keys = set(samples[0])
+    for k, s in enumerate(samples):
+        if not isinstance(s, dict) or set(s) != keys:
+            found = sorted(map(str, s)) if isinstance(s, dict) else type(s).__name__
+            raise KeyError(f"default_collate: sample 0 has keys {sorted(map(str, keys))} but "
+                           f"sample {k} has {found}; every sample needs the same keys (or pass "
+                           f"a collate_fn)")
+
+
+def _python_numbers_dtype(samples, floating):
+    """bool < int64 < ``floating`` over every sample: ``torch.tensor(samples)`` when the first
+    is an int or bool (float32 for floats), float64 when it is a float (PyTorch's collate)."""
     if all(isinstance(s, (bool, np.bool_)) for s in samples):
         return np.bool_
     if all(isinstance(s, numbers.Integral) for s in samples):
         return np.int64
     if all(isinstance(s, numbers.Real) for s in samples):
-        return np.float32
+        return floating
     bad = next(s for s in samples if not isinstance(s, numbers.Real))
     raise TypeError(f"default_collate: cannot batch {bad!r} ({type(bad).__name__}) with real "
                     f"numbers; dagrad tensors hold real numbers (split complex values into "
@@ -160,6 +223,10 @@ class DataLoader:
             without it the shuffles come from autograd's global generator (``ag.manual_seed``).
         generator: a ``numpy.random.Generator`` or ``ag.Generator`` (``torch.Generator``) to
             use instead of ``seed``.
+        sampler: the indices to visit, in order (a ``Sampler`` of ``nn.samplers``, or any
+            iterable of indices with a length); excludes ``shuffle``.
+        batch_sampler: yields whole batches (lists of indices), e.g. a ``BatchSampler``;
+            excludes ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last``.
         num_workers, pin_memory, persistent_workers, timeout, worker_init_fn,
             prefetch_factor: accepted so PyTorch code runs unchanged; batches are always built
             in the calling process (NumPy fancy indexing makes one batch per call, so worker
@@ -169,8 +236,8 @@ class DataLoader:
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 seed=None, generator=None, *, num_workers=0, pin_memory=False,
-                 persistent_workers=False, timeout=0, worker_init_fn=None,
+                 seed=None, generator=None, *, sampler=None, batch_sampler=None, num_workers=0,
+                 pin_memory=False, persistent_workers=False, timeout=0, worker_init_fn=None,
                  prefetch_factor=None):
         if not isinstance(num_workers, numbers.Integral) or num_workers < 0:
             raise ValueError(f"DataLoader: num_workers must be a non-negative integer, got "
@@ -179,7 +246,17 @@ class DataLoader:
                 or batch_size < 1):
             raise ValueError(f"DataLoader: batch_size must be a positive integer, got "
                              f"{batch_size!r}")
-        self.dataset, self.batch_size = dataset, int(batch_size)
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle "
+                             "(a sampler decides the order; use RandomSampler to shuffle)")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
+                                          or drop_last):
+            raise ValueError("DataLoader: batch_sampler option is mutually exclusive with "
+                             "batch_size, shuffle, sampler, and drop_last (the batch sampler "
+                             "decides all four)")
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.dataset = dataset
+        self.batch_size = None if batch_sampler is not None else int(batch_size)
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn
         self.num_workers = int(num_workers)
@@ -187,20 +264,36 @@ class DataLoader:
             np.random.default_rng(seed) if seed is not None else None)
 
     def __len__(self):
-        n = len(self.dataset)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        n = len(self.sampler if self.sampler is not None else self.dataset)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def __iter__(self):
-        n = len(self.dataset)
-        if self.shuffle:
-            order = (self.generator or global_generator()).permutation(n)
-        else:
-            order = np.arange(n)
         fast = self.collate_fn is None and hasattr(self.dataset, "get_batch")
-        for start in range(0, len(self) * self.batch_size, self.batch_size):
-            idx = order[start:start + self.batch_size]
+        collate = self.collate_fn or default_collate
+        for idx in self._batches():
             if fast:
-                yield self.dataset.get_batch(idx)
+                yield self.dataset.get_batch(np.asarray(idx))
             else:
-                collate = self.collate_fn or default_collate
-                yield collate([self.dataset[int(i)] for i in idx])
+                yield collate([self.dataset[_index(i)] for i in idx])
+
+    def _batches(self):
+        """The index batches of one epoch."""
+        if self.batch_sampler is not None:
+            yield from self.batch_sampler
+            return
+        if self.sampler is not None:
+            order = list(self.sampler)
+        elif self.shuffle:
+            order = (self.generator or global_generator()).permutation(len(self.dataset))
+        else:
+            order = np.arange(len(self.dataset))
+        stop = len(order) if not self.drop_last else len(order) - len(order) % self.batch_size
+        for start in range(0, stop, self.batch_size):
+            yield order[start:start + self.batch_size]
+
+
+def _index(i):
+    """A dataset index: NumPy integers become ints (keys of other kinds pass through)."""
+    return int(i) if isinstance(i, numbers.Integral) else i

@@ -7,6 +7,7 @@ fan_in / fan_out of a weight of shape (out, in, *kernel) are in·k and out·k, k
 All randomness comes from autograd's global generator (``ag.manual_seed``).
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -99,8 +100,19 @@ def eye_(tensor):
     return _fill(tensor, np.eye(*tensor.shape))
 
 
+def _no_elements(tensor):
+    """True (with PyTorch's warning) for a tensor with a 0 in its shape, e.g. the weight of
+    Linear(0, n): initialising it is a no-op, not a division by a zero fan."""
+    if 0 not in tuple(tensor.shape):
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return True
+
+
 def xavier_uniform_(tensor, gain=1.0):
     """Glorot: x ~ U(-a, a), a = gain · √(6 / (fan_in + fan_out))."""
+    if _no_elements(tensor):
+        return tensor
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     a = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(tensor, -a, a)
@@ -108,6 +120,8 @@ def xavier_uniform_(tensor, gain=1.0):
 
 def xavier_normal_(tensor, gain=1.0):
     """Glorot: x ~ N(0, σ²), σ = gain · √(2 / (fan_in + fan_out))."""
+    if _no_elements(tensor):
+        return tensor
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
@@ -115,12 +129,16 @@ def xavier_normal_(tensor, gain=1.0):
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     """He: x ~ U(-bound, bound), bound = gain · √(3 / fan),
     gain = calculate_gain(nonlinearity, a)."""
+    if _no_elements(tensor):
+        return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     """He: x ~ N(0, σ²), σ = gain / √fan."""
+    if _no_elements(tensor):
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std)
 
@@ -131,6 +149,8 @@ def orthogonal_(tensor, gain=1.0):
     if tensor.ndim < 2:
         raise ValueError(f"orthogonal_: needs at least 2 dimensions, got shape "
                          f"{tuple(tensor.shape)}")
+    if tensor.numel() == 0:
+        return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flat = generator().standard_normal((rows, cols))

@@ -56,6 +56,12 @@ def save_safetensors(state_dict, path, metadata=None):
         if not isinstance(name, str) or name == METADATA:
             raise TypeError(f"save_safetensors: tensor names must be strings other than "
                             f"'{METADATA}', got {name!r}")
+        if not isinstance(value, (Tensor, np.ndarray, np.generic)):
+            raise ValueError(f"save_safetensors: key '{name}' is invalid, expected a Tensor but "
+                             f"received {type(value).__name__} ({value!r:.40}); a safetensors "
+                             f"file holds tensors only (as safetensors.torch.save_file). Save "
+                             f"a checkpoint with numbers in it with nn.save (an .npz file), or "
+                             f"wrap the number: ag.tensor({value!r:.20})")
         data = as_array(value)
         kind = np.dtype(data.dtype).newbyteorder("<") if data.dtype.itemsize > 1 else data.dtype
         if kind not in NAMES:

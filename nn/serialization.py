@@ -46,7 +46,7 @@ def save(obj, path):
     None or whole modules of dagrad's own classes (see ``module_tree``). Object arrays are refused (they would need pickle to load).
     """
     arrays = OrderedDict()
-    tree = _encode(obj, arrays, "")
+    tree = _encode(obj, arrays, "", set())
     manifest = json.dumps({"format": FORMAT, "version": VERSION, "tree": tree})
     arrays[MANIFEST] = np.array(manifest)
     atomic_write(path, lambda f: _write_npz(f, arrays))
@@ -160,8 +160,10 @@ def _member_name(path, arrays):
     return name
 
 
-def _encode(obj, arrays, path):
-    """The JSON description of ``obj``; arrays are added to ``arrays`` under unique names."""
+def _encode(obj, arrays, path, open_containers):
+    """The JSON description of ``obj``; arrays are added to ``arrays`` under unique names.
+    ``open_containers`` holds the ids of the dicts and lists being encoded around ``obj``, so
+    that one containing itself is named instead of recursing for ever."""
     if isinstance(obj, (Tensor, np.ndarray, np.generic)):
         kind = ("tensor" if isinstance(obj, Tensor) else
                 "scalar" if isinstance(obj, np.generic) else "array")
@@ -183,20 +185,34 @@ def _encode(obj, arrays, path):
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
     if isinstance(obj, Module):
-        return {"module": _encode(module_to_tree(obj, path or "<root>"), arrays, path)}
+        return {"module": _encode(module_to_tree(obj, path or "<root>"), arrays, path,
+                                  open_containers)}
+    if isinstance(obj, (dict, list, tuple)):
+        if id(obj) in open_containers:
+            raise ValueError(f"save: '{path or '<root>'}' is the {type(obj).__name__} that "
+                             f"contains it (a reference cycle); nn.save writes a tree, so save "
+                             f"a copy without the back reference")
+        open_containers.add(id(obj))
+        try:
+            return _encode_container(obj, arrays, path, open_containers)
+        finally:
+            open_containers.discard(id(obj))
+    raise TypeError(f"save: cannot save a {type(obj).__name__} at '{path or '<root>'}'; save "
+                    f"state dicts (module.state_dict()) made of tensors, arrays and numbers")
+
+
+def _encode_container(obj, arrays, path, open_containers):
     if isinstance(obj, dict):
         items = []
         for key, value in obj.items():
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise TypeError(f"save: dict keys must be str or int, got {key!r} "
                                 f"({type(key).__name__})")
-            items.append([key, _encode(value, arrays, _join(path, key))])
+            items.append([key, _encode(value, arrays, _join(path, key), open_containers)])
         return {"dict": items}
-    if isinstance(obj, (list, tuple)):
-        kind = "list" if isinstance(obj, list) else "tuple"
-        return {kind: [_encode(v, arrays, _join(path, i)) for i, v in enumerate(obj)]}
-    raise TypeError(f"save: cannot save a {type(obj).__name__} at '{path or '<root>'}'; save "
-                    f"state dicts (module.state_dict()) made of tensors, arrays and numbers")
+    kind = "list" if isinstance(obj, list) else "tuple"
+    return {kind: [_encode(v, arrays, _join(path, i), open_containers)
+                   for i, v in enumerate(obj)]}
 
 
 def load(path):

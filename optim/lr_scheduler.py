@@ -15,6 +15,15 @@ from collections import Counter
 from .optimizer import Optimizer
 
 
+def _positive(scheduler, name, value, meaning):
+    """``value`` when it is a positive number; else a ValueError saying what it means (PyTorch
+    would divide by it and raise ZeroDivisionError at the first step)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{scheduler}: {name} must be a positive number ({meaning}), got "
+                         f"{value!r}")
+    return value
+
+
 def _current_lrs(optimizer):
     return [group["lr"] for group in optimizer.param_groups]
 
@@ -145,7 +154,8 @@ class StepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size = step_size
+        self.step_size = _positive("StepLR", "step_size", step_size,
+                                       "the number of epochs between two decays")
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -257,7 +267,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max = T_max
+        self.T_max = _positive("CosineAnnealingLR", "T_max", T_max,
+                                   "the number of epochs from the top rate to eta_min")
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -279,6 +290,122 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """The one-cycle policy: the rate climbs from max_lr/div_factor to ``max_lr`` over the first
+    ``pct_start`` of ``total_steps``, then anneals to max_lr/(div_factor·final_div_factor)
+    (``three_phase``: back down to the start first, then to the minimum); the momentum (or
+    Adam's β₁) moves the opposite way between ``max_momentum`` and ``base_momentum``. Each phase
+    anneals from a to b over its steps with ``anneal_strategy``:
+
+        cos:     b + (a - b) (1 + cos(π t)) / 2,      linear: a + (b - a) t,    t ∈ [0, 1]
+
+    Stepped once per *batch* (``total_steps``, or ``epochs · steps_per_epoch``), not per epoch;
+    one step more than ``total_steps`` raises, as in PyTorch.
+    """
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
+                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
+                 last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"OneCycleLR: expected an optim.Optimizer, got "
+                            f"{type(optimizer).__name__}")
+        self.total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
+        if not 0 <= pct_start <= 1 or not isinstance(pct_start, (int, float)):
+            raise ValueError(f"OneCycleLR: expected a float between 0 and 1 for pct_start, but "
+                             f"got {pct_start!r}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"OneCycleLR: anneal_strategy must be one of 'cos' or 'linear', "
+                             f"got {anneal_strategy!r}")
+        self.anneal_strategy = anneal_strategy
+        up = float(pct_start * self.total_steps) - 1
+        if three_phase:
+            self._schedule_phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr",
+                 "base_momentum", "max_momentum"),
+                (self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        else:
+            self._schedule_phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        groups = optimizer.param_groups
+        max_lrs = _per_group("max_lr", groups, max_lr)
+        if last_epoch == -1:
+            for group, top in zip(groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(f"OneCycleLR: {type(optimizer).__name__} has neither momentum "
+                                 f"nor betas to cycle; pass cycle_momentum=False")
+            self.use_beta1 = "betas" in optimizer.defaults
+            tops = _per_group("max_momentum", groups, max_momentum)
+            bases = _per_group("base_momentum", groups, base_momentum)
+            if last_epoch == -1:
+                for group, top, base in zip(groups, tops, bases):
+                    self._set_momentum(group, top)
+                    group["max_momentum"], group["base_momentum"] = top, base
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group, value):
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def _anneal(self, start, end, t):
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * t) + 1)
+        return (end - start) * t + start
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"OneCycleLR: tried to step {step} times; the specified number of "
+                             f"total steps is {self.total_steps} (step the scheduler once per "
+                             f"batch, for total_steps = epochs · steps_per_epoch batches)")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr_a, lr_b, m_a, m_b) in enumerate(self._schedule_phases):
+                if step <= end or i == len(self._schedule_phases) - 1:
+                    t = (step - start) / (end - start)
+                    lrs.append(self._anneal(group[lr_a], group[lr_b], t))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[m_a], group[m_b], t))
+                    break
+                start = end
+        return lrs
+
+
+def _one_cycle_steps(total_steps, epochs, steps_per_epoch):
+    def positive(value, name):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"OneCycleLR: expected a positive integer {name}, but got "
+                             f"{value!r}")
+        return value
+
+    if total_steps is not None:
+        return positive(total_steps, "total_steps")
+    if epochs is not None and steps_per_epoch is not None:
+        return positive(epochs, "epochs") * positive(steps_per_epoch, "steps_per_epoch")
+    raise ValueError("OneCycleLR: give either total_steps, or epochs and steps_per_epoch "
+                     "(the scheduler steps once per batch)")
+
+
+def _per_group(name, groups, value):
+    """``value`` for each parameter group: a list or tuple gives one per group."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(groups):
+            raise ValueError(f"OneCycleLR: expected {len(groups)} values for {name} (one per "
+                             f"parameter group), got {len(value)}")
+        return list(value)
+    return [value] * len(groups)
 
 
 def _undo_step(scheduler):

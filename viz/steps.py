@@ -128,8 +128,11 @@ def _numbers(graph, op):
     for e in sorted(graph.edges_into(op.id), key=lambda e: e.slot):
         if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
             continue
-        lines.append(f"to {graph[e.src].name}: {rule_text(graph, op, e)}"
-                     f"  →  δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
+        rule = rule_text(graph, op, e)
+        if rule.startswith("δ = δ_out · (the local derivative"):
+            rule = ""              # no rule of its own: the formula above the picture says it
+        lines.append(f"to {graph[e.src].name}: {rule + '  →  ' if rule else ''}"
+                     f"δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
     return "\n".join(lines)
 
 

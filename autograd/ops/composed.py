@@ -147,7 +147,7 @@ def diag(x, diagonal=0):
 
 
 def narrow(x, dim, start, length):
-    """The slice ``start:start + length`` along ``dim`` (a view in PyTorch, a copy here)."""
+    """The slice ``start:start + length`` along ``dim`` (a view, as in PyTorch)."""
     d = normalize_dim(dim, x.ndim, "narrow")
     size = x.shape[d]
     start = int(start) + (size if int(start) < 0 else 0)

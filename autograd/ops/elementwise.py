@@ -68,6 +68,57 @@ class Div(Function):
         return ga, (-ga * a / b if ctx.needs_input_grad[1] else None)
 
 
+class FloorDivide(Function):
+    """z = ⌊a / b⌋, rounded toward -∞ (Python's ``//``: 7 // -2 = -4);   dz/da = dz/db = 0.
+
+    A step function, so its derivative is 0 wherever it exists; dagrad gives that 0 (as for
+    ``floor``), where PyTorch's backward raises that it is not implemented."""
+
+    dtype_rule = promote_inputs
+
+    def forward(ctx, a, b):
+        _check_division("floor_divide (//)", a, b)
+        return np.floor_divide(a, b)
+
+    def backward(ctx, grad):
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * 0 if need_a else None), (grad * 0 if need_b else None)
+
+
+class Remainder(Function):
+    """z = a - b ⌊a / b⌋, with the sign of b (Python's ``%``: -7 % 3 = 2);
+    dz/da = 1,   dz/db = -⌊a / b⌋ (PyTorch's gradients)"""
+
+    dtype_rule = promote_inputs
+
+    def forward(ctx, a, b):
+        _check_division("remainder (%)", a, b)
+        ctx.save(a, b)
+        return np.remainder(a, b)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            quotient = np.floor_divide(raw_data(a), raw_data(b))
+        return grad, -grad * quotient
+
+
+def _check_division(op, a, b):
+    """PyTorch's refusals: no floor division of booleans, no integer division by zero (NumPy
+    would give 0 with a warning)."""
+    kind = np.result_type(a, b).kind
+    if kind == "b":
+        raise TypeError(f"{op}: not implemented for bool tensors (as in PyTorch); convert "
+                        f"first, e.g. x.long() // y.long()")
+    divisor = np.asarray(b)
+    if kind in "iu" and not divisor.all():
+        raise RuntimeError(f"{op}: ZeroDivisionError: integer division by zero (the divisor "
+                           f"of shape {divisor.shape} holds a 0); divide floating-point tensors "
+                           f"to get inf or nan instead, or replace the zeros first")
+
+
 class Neg(Function):
     """z = -a;   dz/da = -1"""
 
@@ -598,3 +649,13 @@ def where(condition, a, b):
 
 def pow(a, b):
     return Pow.apply(a, b)
+
+
+def floor_divide(a, b):
+    """⌊a / b⌋ elementwise, rounded toward -∞ (``a // b``); broadcasts."""
+    return FloorDivide.apply(a, b)
+
+
+def remainder(a, b):
+    """a - b ⌊a / b⌋ elementwise, with the sign of b (``a % b``); broadcasts."""
+    return Remainder.apply(a, b)

@@ -4,6 +4,8 @@ its out-of-place write ``index_put`` (what ``x[index] = v`` records).
 The adjoint of reading ``x[index]`` is writing: the gradient of x is zero except at the read
 positions, where the output gradient is *added* (an element read twice gets both gradients).
 """
+import re
+
 import numpy as np
 
 from ..args import normalize_dim
@@ -12,6 +14,7 @@ from ..function import Function, SliceGrad
 from ..tensor import Tensor, as_array
 from ..xp import _is_basic
 from .elementwise import Where
+from .shape import mark_view
 
 
 class GetItem(Function):
@@ -27,7 +30,10 @@ class GetItem(Function):
         _keep_index(ctx, index)
         ctx.in_shape = x.shape
         ctx.returns_view = _is_basic(index)      # index arrays copy
-        return x[index]
+        out = x[index]
+        if isinstance(out, np.generic):   # every dimension indexed by an int: a 0-d view of x
+            out = x[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+        return out
 
     def backward(ctx, grad):
         if not ctx.differentiable and _is_basic(ctx.index):
@@ -123,9 +129,32 @@ def getitem(x, index):
     """``x[index]`` with ints, slices, None, Ellipsis, integer arrays and boolean masks."""
     index = _as_key(index, "indexing")
     try:
-        return GetItem.apply(x, index=index)
+        out = GetItem.apply(x, index=index)
+        return mark_view(out, x, GetItem, index=index) if _is_basic(index) else out
     except IndexError as e:
-        raise IndexError(f"indexing a tensor of shape {tuple(x.shape)}: {e}") from None
+        raise IndexError(f"indexing a tensor of shape {tuple(x.shape)}: "
+                         f"{_pytorch_words(e, x)}") from None
+
+
+_NUMPY_INDEX_WORDS = [      # NumPy's message -> PyTorch's, for the same mistake
+    (re.compile(r"out of bounds for axis (\d+)"), r"out of bounds for dimension \1"),
+    (re.compile(r"too many indices for array: array is (\d+)-dimensional, but (\d+) were "
+                r"indexed"), r"too many indices for tensor of dimension \1 (\2 were given)"),
+    (re.compile(r"numpy\.newaxis \(`None`\) and integer or boolean arrays"),
+     r"None and integer or boolean tensors"),
+    (re.compile(r"boolean index did not match indexed array along axis (\d+); size of axis is "
+                r"(\d+) but size of corresponding boolean axis is (\d+)"),
+     r"the shape of the mask (\3 at dimension \1) does not match the shape of the indexed "
+     r"tensor (\2 at dimension \1)"),
+]
+
+
+def _pytorch_words(error, x):
+    """NumPy's IndexError message in PyTorch's words (dimension, tensor, mask)."""
+    message = str(error)
+    for pattern, words in _NUMPY_INDEX_WORDS:
+        message = pattern.sub(words, message)
+    return message
 
 
 def index_put(x, index, value):

@@ -4,13 +4,15 @@
   (layer norm; batch norm in training mode), one pass forward and one backward.
 - ``CrossEntropy``: log-softmax + negative log-likelihood of class indices, with class weights,
   ``ignore_index``, label smoothing and the reduction, stable for logits of any size.
+- ``BinaryCrossEntropy``: PyTorch's binary cross-entropy of probabilities, with its clamped logs
+  and its gradient, which stays large (not 0) at a saturated prediction of exactly 0 or 1.
 
 Both backward formulas run on ndarrays (the fast path) and on Tensors (``create_graph=True``);
 on the differentiable path they recompute what the fast path cached, from the inputs.
 """
 import numpy as np
 
-from ..dtypes import floating
+from ..dtypes import floating, promote_inputs
 from ..function import Function
 from ..sums import mean_last, sum_last
 from ..tensor import raw_data
@@ -168,3 +170,40 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, label_smoothing=0.0
     """
     return CrossEntropy.apply(x, target, weight, ignore_index=ignore_index,
                               label_smoothing=float(label_smoothing), reduction=reduction)
+
+
+BCE_EPS = 1e-12      # PyTorch's floor of x(1 - x) in the gradient
+
+
+class BinaryCrossEntropy(Function):
+    """ℓ = -[y · max(log x, -100) + (1 - y) · max(log(1 - x), -100)] elementwise, for
+    probabilities x and targets y in [0, 1] (PyTorch's clamped logs: x = 0 or 1 gives a finite
+    loss). PyTorch's gradients, which are not the clamped formula's::
+
+        ∂ℓ/∂x = (x - y) / max(x (1 - x), 1e-12)      ±1e12·|x - y| at a saturated x = 0 or 1,
+                                                     so a wrong saturated prediction can leave
+        ∂ℓ/∂y = log(1 - x) - log x = -logit(x)
+    """
+
+    dtype_rule = promote_inputs
+
+    def forward(ctx, x, y):
+        ctx.save(x, y)
+        with np.errstate(divide="ignore"):
+            return -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+
+    def backward(ctx, grad):
+        x, y = ctx.saved
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            spread = x * (1 - x)
+            gx = grad * (x - y) / ctx.xp.where(raw_data(spread) > BCE_EPS, spread, BCE_EPS)
+        if ctx.needs_input_grad[1]:
+            with np.errstate(divide="ignore"):
+                gy = grad * (ctx.xp.log(1 - x) - ctx.xp.log(x))
+        return gx, gy
+
+
+def binary_cross_entropy(x, y):
+    """The elementwise loss of ``BinaryCrossEntropy`` (the reduction is the caller's)."""
+    return BinaryCrossEntropy.apply(x, y)

@@ -189,9 +189,22 @@ class LogSoftmax(Function):
 # Each takes PyTorch's dim/keepdim and NumPy's axis/keepdims (see args.reduction), and receives
 # dim already normalised: None or a tuple of non-negative axes ("many"), or None or one int.
 @reduction()
-def sum(x, dim=None, keepdim=False):
-    """Sum over ``dim`` (an int, a tuple, or None for all dimensions)."""
-    return Sum.apply(x, axis=dim, keepdims=bool(keepdim))
+def sum(x, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (an int, a tuple, or None or () for all dimensions). Booleans and
+    integers sum to int64, as in PyTorch (NumPy would give uint64 for unsigned ones);
+    ``dtype`` converts the input first (``x.sum(dtype=ag.float64)`` adds in float64)."""
+    return Sum.apply(_accumulating(x, dtype), axis=dim, keepdims=bool(keepdim))
+
+
+def _accumulating(x, dtype):
+    """``x`` in the dtype a sum or product accumulates in: ``dtype`` if given, else int64 for
+    booleans and integers, else its own."""
+    if dtype is None:
+        if x._data.dtype.kind not in "biu" or x._data.dtype == np.int64:
+            return x
+        dtype = np.int64
+    from .elementwise import cast
+    return cast(x, dtype)
 
 
 @reduction()
@@ -219,16 +232,32 @@ def std(x, dim=None, keepdim=False, *, correction=1, unbiased=None):
 
 
 @reduction(dims="one")
-def prod(x, dim=None, keepdim=False):
-    """Product over one dimension, or over all elements when ``dim`` is None."""
-    return Prod.apply(x, axis=dim, keepdims=keepdim)
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    """Product over one dimension, or over all elements when ``dim`` is None (booleans and
+    integers multiply in int64, as ``sum``)."""
+    return Prod.apply(_accumulating(x, dtype), axis=dim, keepdims=keepdim)
+
+
+def _require_elements(op, x, dims, error=RuntimeError):
+    """PyTorch's errors for a max/min/argmax over nothing: ``dims`` (None: all) must hold at
+    least one element."""
+    if dims is None:
+        if x.numel() == 0:
+            raise error(f"{op}(): Expected reduction dim to be specified for input.numel() == 0 "
+                        f"(a tensor of shape {x.shape} has no elements, so it has no "
+                        f"{op}). Specify the reduction dim with the 'dim' argument.")
+        return
+    for d in dims:
+        if x.ndim and x.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (a "
+                             f"tensor of shape {x.shape}); reduce along a non-empty "
+                             f"dimension")
 
 
 def _extreme(x, dim=None, keepdim=False, *, lowest):
     """max or min (``lowest``): over everything (``dim`` None), or ``(values, indices)``."""
+    _require_elements("min" if lowest else "max", x, None if dim is None else (dim,))
     if dim is None:
-        if x.numel() == 0:
-            raise RuntimeError(f"{'min' if lowest else 'max'}(): cannot reduce an empty tensor")
         return Amax.apply(x, axis=None, keepdims=False, lowest=lowest, nan_wins=True)
     keepdim = keepdim and x.ndim > 0          # a 0-d tensor stays 0-d, as in PyTorch
     data = x._data if x.ndim else x._data.reshape(1)
@@ -267,24 +296,28 @@ def min(x, *args, **kwargs):
 @reduction()
 def amax(x, dim=None, keepdim=False):
     """Maximum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    _require_elements("amax", x, dim)
     return Amax.apply(x, axis=dim, keepdims=keepdim)
 
 
 @reduction()
 def amin(x, dim=None, keepdim=False):
     """Minimum over ``dim`` (int or tuple); ties share the gradient evenly."""
+    _require_elements("amin", x, dim)
     return Amax.apply(x, axis=dim, keepdims=keepdim, lowest=True)
 
 
 @reduction(dims="one")
 def argmax(x, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    _require_elements("argmax", x, None if dim is None else (dim,), IndexError)
     return _arg(np.argmax, x, dim, keepdim)
 
 
 @reduction(dims="one")
 def argmin(x, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    _require_elements("argmin", x, None if dim is None else (dim,), IndexError)
     return _arg(np.argmin, x, dim, keepdim)
 
 
@@ -305,15 +338,23 @@ def logsumexp(x, dim=None, keepdim=False):
 
 
 @reduction(dims="one")
-def softmax(x, dim=-1):
-    """softmax along ``dim``: exp(x) / Σ exp(x), computed stably."""
-    return Softmax.apply(x, axis=dim)
+def softmax(x, dim, dtype=None):
+    """softmax along ``dim`` (required, as in PyTorch): exp(x) / Σ exp(x), computed stably;
+    ``dtype`` converts the input first."""
+    return Softmax.apply(_converted(x, dtype), axis=dim)
 
 
 @reduction(dims="one")
-def log_softmax(x, dim=-1):
-    """log(softmax(x)) along ``dim``, computed stably as x - logsumexp(x)."""
-    return LogSoftmax.apply(x, axis=dim)
+def log_softmax(x, dim, dtype=None):
+    """log(softmax(x)) along ``dim`` (required), computed stably as x - logsumexp(x)."""
+    return LogSoftmax.apply(_converted(x, dtype), axis=dim)
+
+
+def _converted(x, dtype):
+    if dtype is None or x._data.dtype == np.dtype(dtype):
+        return x
+    from .elementwise import cast
+    return cast(x, dtype)
 
 
 @reduction()

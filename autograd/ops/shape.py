@@ -1,5 +1,7 @@
 """Shape operations: they move elements around without changing them, so each backward just
 moves the gradient back (reshape back, transpose back, slice out, sum the copies)."""
+import weakref
+
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
@@ -93,19 +95,15 @@ class Pad(Function):
 
 
 class Flip(Function):
-    """y = x reversed along ``axes``;   dL/dx = dL/dy reversed back"""
-
-    returns_view = True
+    """y = x reversed along ``axes``, a copy (as PyTorch: its strides cannot be negative);
+    dL/dx = dL/dy reversed back"""
 
     def forward(ctx, x, axes):
         ctx.axes = axes
-        return np.flip(x, axes)
+        return np.flip(x, axes).copy()
 
     def backward(ctx, grad):
         return ctx.xp.flip(grad, ctx.axes)
-
-    def write_back(ctx, base, view):
-        return Flip.apply(view, axes=ctx.axes)
 
 
 class Tile(Function):
@@ -139,10 +137,51 @@ def reshape(x, *shape):
     if shape == x.shape:
         return x
     try:
-        return Reshape.apply(x, shape=shape)
+        return mark_view(Reshape.apply(x, shape=shape), x, Reshape, shape=shape)
     except ValueError:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} "
-                         f"({x.numel()} elements) into shape {shape}") from None
+        raise RuntimeError(f"reshape: shape '{list(shape)}' is invalid for input of size "
+                           f"{x.numel()} (a tensor of shape {tuple(x.shape)}); the sizes must "
+                           f"multiply to {x.numel()}, or give one of them as -1 to infer it"
+                           ) from None
+
+
+def mark_view(out, x, op, **attrs):
+    """Record that ``out`` = ``op.apply(x, **attrs)`` is a view of ``x`` when it shares x's
+    memory: ``out._base`` is the tensor that owns the memory (x, or x's own base), as PyTorch's
+    ``_base``; the base keeps a weak list of its views, so that an in-place change of the base
+    or of another view regenerates their histories (``inplace.regenerate_views``). As in
+    PyTorch, a view taken under ``no_grad`` of a tensor that requires grad requires grad too
+    (a leaf: no gradient flows back to ``x`` through it)."""
+    if out is not x and np.may_share_memory(out._data, x._data):
+        base = x if x._base is None else x._base
+        out._base, out._view_of, out._view_op = base, x, (op, attrs)
+        views = base.__dict__.setdefault("_views", [])
+        views.append(weakref.ref(out))
+        if len(views) % 64 == 0:
+            views[:] = [v for v in views if v() is not None]
+        if x.requires_grad and out.grad_fn is None:
+            out.requires_grad = True
+    return out
+
+
+def view(x, *shape):
+    """``reshape`` that never copies (PyTorch's ``view``): a view whose layout cannot take the
+    new shape without copying (``x.t().view(6)``) raises PyTorch's error.
+
+    Only views are checked, and only when the memory they view is laid out as PyTorch lays out
+    a new tensor (row-major): then the view's layout is the one PyTorch's view has."""
+    out = reshape(x, *shape)
+    base = x._base
+    if (out is not x and base is not None and base._data.flags.c_contiguous and x.numel()
+            and not np.may_share_memory(out._data, x._data)):
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (at least one "
+            f"dimension spans across two contiguous subspaces): a tensor of shape "
+            f"{tuple(x.shape)} "
+            f"that is a transposed, expanded or strided view cannot be viewed as "
+            f"{list(out.shape)} without copying. Use .reshape(...) instead (it copies when it "
+            f"must), or .contiguous().view(...)")
+    return out
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -171,7 +210,7 @@ def transpose(x, dim0, dim1):
     if x.ndim < 2:
         return x
     axes[a], axes[b] = axes[b], axes[a]
-    return Transpose.apply(x, axes=tuple(axes))
+    return mark_view(Transpose.apply(x, axes=tuple(axes)), x, Transpose, axes=tuple(axes))
 
 
 def permute(x, *dims):
@@ -181,7 +220,7 @@ def permute(x, *dims):
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"permute: dims {dims} are not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {tuple(x.shape)}")
-    return Transpose.apply(x, axes=axes)
+    return mark_view(Transpose.apply(x, axes=axes), x, Transpose, axes=axes)
 
 
 def unsqueeze(x, dim):
@@ -200,13 +239,28 @@ def squeeze(x, dim=None):
     return reshape(x, shape)
 
 
+def unbind(x, dim=0):
+    """The slices of ``x`` along ``dim``, as a tuple of tensors without that dimension:
+    unbind(x, 0) = (x[0], x[1], ...); each slice's gradient goes back to its place."""
+    from .indexing import getitem
+    d = normalize_dim(dim, x.ndim, "unbind")
+    if x.ndim == 0:
+        raise IndexError("unbind: dimension specified as 0 but tensor has no dimensions; a "
+                         "0-d tensor has nothing to unbind")
+    lead = (slice(None),) * d
+    views = tuple(getitem(x, lead + (i,)) for i in range(x.shape[d]))
+    for view in views:       # PyTorch cannot regenerate them after an in-place change
+        view._multi_output = "unbind"
+    return views
+
+
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape`` (NumPy's rules)."""
     shape = tuple(shape)
     if x.shape == shape:
         return x
     try:
-        return BroadcastTo.apply(x, shape=shape)
+        return mark_view(BroadcastTo.apply(x, shape=shape), x, BroadcastTo, shape=shape)
     except ValueError:
         raise ValueError(f"broadcast_to: cannot broadcast shape "
                          f"{tuple(x.shape)} to {shape}") from None

@@ -29,7 +29,7 @@ from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
 from dagrad.autograd.size import Size  # noqa: F401
 
 from . import accelerator, autograd, backends, cuda, nn, onnx, optim, sparse, utils  # noqa: F401
-from ._missing import NotInDagradError, forward_to
+from ._missing import NotInDagradError, forward_to, install_missing_modules
 from .serialization import load, save  # noqa: F401
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
                            FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor, Tensor)
@@ -92,6 +92,7 @@ def equal(a, b):
     return a.shape == b.shape and _builtins.bool((a.numpy() == b.numpy()).all())
 
 
+install_missing_modules()    # import torch.linalg: a module whose names say dagrad lacks them
 _find = forward_to("torch", hints={
     "compile": "dagrad runs eagerly; call the model directly",
     "jit": "dagrad runs eagerly; call the model directly"})

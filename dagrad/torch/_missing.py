@@ -2,31 +2,29 @@
 
 Every module of ``dagrad.torch`` ends with ``__getattr__ = forward_to(...)``: a name not
 defined in the facade is looked up in the dagrad module it mirrors (``dagrad.nn`` for
-``torch.nn``, ...), and a name found nowhere raises ``NotInDagradError`` naming it.
+``torch.nn``, ...); a name found nowhere raises ``NotInDagradError`` naming it when PyTorch's
+module has it (``pytorch_names``), a plain AttributeError when it does not (a typo). A submodule
+PyTorch has and dagrad lacks imports as a module whose every name raises NotInDagradError
+(``_MissingModules``). ``Tensor`` does the same for its attributes (``autograd/missing.py``,
+where the error class lives).
 """
 import importlib
+import importlib.abc
+import importlib.util
+import sys
 
+from dagrad.autograd.missing import NotInDagradError, not_in_dagrad  # noqa: F401
 
-class NotInDagradError(NotImplementedError, AttributeError):
-    """A PyTorch name that dagrad does not have (CUDA, compilation, ...).
-
-    It is a NotImplementedError, with a message that names the missing attribute; it is also
-    an AttributeError so that ``hasattr(torch, "compile")`` is False and
-    ``getattr(torch, name, default)`` returns the default, as Python code expects of a
-    missing attribute."""
-
-
-def not_in_dagrad(qualified_name, hint=""):
-    return NotInDagradError(
-        f"{qualified_name}: dagrad does not have it. dagrad.torch covers the CPU part of "
-        f"PyTorch that dagrad implements (tensors, autograd, nn, optim, utils.data)"
-        + (f"; {hint}" if hint else "") + ".")
+from .pytorch_names import MODULE_NAMES, SUBMODULES
 
 
 def forward_to(facade_name, *sources, hints=None):
     """A module ``__getattr__`` that finds ``name`` in the dagrad modules ``sources`` (dotted
     names, imported on first use) or raises ``NotInDagradError`` for ``facade_name.name``."""
     hints = hints or {}
+    pytorch_has = MODULE_NAMES.get(facade_name)
+    if pytorch_has is not None:
+        pytorch_has = pytorch_has | SUBMODULES.get(facade_name, frozenset())
 
     def __getattr__(name):
         if name.startswith("__"):   # Python's own protocol probes (__path__, __wrapped__, ...)
@@ -35,6 +33,36 @@ def forward_to(facade_name, *sources, hints=None):
             module = importlib.import_module(source)
             if hasattr(module, name):
                 return getattr(module, name)
+        if pytorch_has is not None and name not in pytorch_has and name not in hints:
+            raise AttributeError(f"module {facade_name!r} has no attribute {name!r} (PyTorch's "
+                                 f"has none either)")
         raise not_in_dagrad(f"{facade_name}.{name}", hints.get(name, ""))
 
     return __getattr__
+
+
+class _MissingModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds what no other finder found under ``dagrad.torch``: a submodule PyTorch has and
+    dagrad lacks (``import torch.distributions``, ``from torch import linalg``) becomes a
+    module whose every attribute raises ``NotInDagradError`` naming it, so a program fails
+    where it uses the module, with that message. Other names stay ModuleNotFoundError."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith("dagrad.torch."):
+            return None
+        package, _, name = fullname.rpartition(".")
+        if name not in SUBMODULES.get("torch" + package[len("dagrad.torch"):], ()):
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__getattr__ = forward_to("torch" + module.__name__[len("dagrad.torch"):])
+
+
+def install_missing_modules():
+    """Put the finder of missing PyTorch submodules last on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, _MissingModules) for f in sys.meta_path):
+        sys.meta_path.append(_MissingModules())

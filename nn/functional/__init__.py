@@ -14,7 +14,9 @@ from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross
                    smooth_l1_loss)
 from .normalization import batch_norm, layer_norm
 from .conv import conv1d, conv2d, conv_transpose2d, fold, unfold
-from .pooling import adaptive_avg_pool2d, avg_pool2d, interpolate, max_pool2d
+from .pooling import (adaptive_avg_pool2d, avg_pool1d, avg_pool2d, interpolate, max_pool1d,
+                      max_pool2d)
+from .distance import cosine_similarity, normalize
 from .distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
                             gaussian_log_likelihood)
 from .attention import scaled_dot_product_attention

@@ -8,6 +8,7 @@ import numpy as np
 
 from dagrad import autograd as ag
 from dagrad.autograd.dtypes import require_floating
+from dagrad.autograd.ops.nn_ops import binary_cross_entropy as _fused_binary_cross_entropy
 from dagrad.autograd.ops.nn_ops import cross_entropy as _fused_cross_entropy
 from dagrad.autograd import as_array, as_tensor
 
@@ -180,19 +181,6 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return loss.reshape(loss.shape[1:]) if unbatched else loss
 
 
-def _clamped_log(u):
-    """max(log u, -100) for u in [0, 1], as PyTorch's binary cross-entropy clamps its logs.
-
-    The gradient is 1/u where u is a normal float with log u > -100, and 0 where the clamp
-    holds (u = 0, or u subnormal in float32): the loss is flat there, and 1/u would overflow
-    to ∞ and turn into NaN at the next multiplication by 0."""
-    normal = u._data >= np.finfo(u.dtype).tiny
-    with np.errstate(divide="ignore"):
-        floor = np.maximum(np.log(u._data), -100.0).astype(u.dtype)
-    inner = ag.clamp(ag.log(ag.where(normal, u, np.ones((), u.dtype))), -100.0, None)
-    return ag.where(normal, inner, floor)
-
-
 def _all_in_unit_interval(a):
     """True if every entry is in [0, 1] (NaN is not)."""
     return bool(np.all((a >= 0) & (a <= 1)))
@@ -200,9 +188,10 @@ def _all_in_unit_interval(a):
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     """ℓ = -w [y max(log x, -100) + (1 - y) max(log(1 - x), -100)] for probabilities x in
-    [0, 1]: each log is clamped at -100 (as PyTorch), so x = 0 or 1 gives a finite loss and a
-    finite gradient, also in float32 and for saturated inputs such as sigmoid(±1e4). Prefer
-    ``binary_cross_entropy_with_logits`` on raw scores: it is exact for any logit."""
+    [0, 1]: each log is clamped at -100 (as PyTorch), so x = 0 or 1 gives a finite loss. The
+    gradient is PyTorch's, ∂ℓ/∂x = w (x - y) / max(x(1 - x), 1e-12): at a saturated x = 0 or
+    1 it is about ±1e12 where the target disagrees (not 0), so the prediction can leave.
+    Prefer ``binary_cross_entropy_with_logits`` on raw scores: it is exact for any logit."""
     op = "binary_cross_entropy"
     x, y = _pair(input, target, op, reduction)
     if x.shape != y.shape:
@@ -216,7 +205,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
         raise ValueError(f"{op}: all elements of target should be between 0 and 1 (NaN is "
                          f"not), as in PyTorch; targets are probabilities of the positive "
                          f"class (labels 0/1, or soft labels in between)")
-    loss = -(y * _clamped_log(x) + (1 - y) * _clamped_log(1 - x))
+    loss = _fused_binary_cross_entropy(x, y)
     if weight is not None:
         loss = loss * weight
     return reduce(loss, reduction)

@@ -18,7 +18,8 @@ from dagrad.autograd.ops.pool import MaxPool2d, flat_windows
 
 from .conv import batched, pair
 
-__all__ = ["adaptive_avg_pool2d", "avg_pool2d", "interpolate", "max_pool2d"]
+__all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "interpolate", "max_pool1d",
+           "max_pool2d"]
 
 
 def _pool_window(op, x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -104,6 +105,54 @@ def _divisor(win, count_include_pad, dtype):
             start, end = np.maximum(start, 0), np.minimum(end, n)
         counts.append(end - start)
     return np.outer(*counts).astype(dtype)
+
+
+def _single(value, name, op):
+    """An int or a one-int sequence -> the int (PyTorch's ``_single``)."""
+    return pair(value, 1, name, op)[0]
+
+
+def _as_image(x, op):
+    """A signal (N, C, L) or (C, L) as an image of height 1, (N, C, 1, L) or (C, 1, L)."""
+    if x.ndim not in (2, 3):
+        raise ValueError(f"{op}: expected an input of shape (N, C, L) or (C, L), got shape "
+                         f"{x.shape}")
+    return x.unsqueeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max pooling of signals: y[n, c, l] = max_i x_pad[n, c, l·s + i·d].
+
+    input (N, C, L) (or (C, L)) -> (N, C, L_out), L_out = ⌊(L + 2p - d·(k-1) - 1)/s⌋ + 1;
+    a signal is pooled as an image of height 1 (``max_pool2d`` with a 1 x k window), so the
+    gradient goes to each window's maximum. ``return_indices`` gives each maximum's position
+    along L."""
+    op = "max_pool1d"
+    k = _single(kernel_size, "kernel_size", op)
+    st = None if stride is None or stride == () or stride == [] else (
+        1, _single(stride, "stride", op))
+    out = max_pool2d(_as_image(as_tensor(input), op), (1, k), st,
+                     (0, _single(padding, "padding", op)), (1, _single(dilation, "dilation", op)),
+                     ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Average pooling of signals: y[n, c, l] = Σ_i x_pad[n, c, l·s + i] / divisor.
+
+    input (N, C, L) (or (C, L)) -> (N, C, L_out), sizes and divisor as ``avg_pool2d`` on an
+    image of height 1."""
+    op = "avg_pool1d"
+    k = _single(kernel_size, "kernel_size", op)
+    st = None if stride is None or stride == () or stride == [] else (
+        1, _single(stride, "stride", op))
+    out = avg_pool2d(_as_image(as_tensor(input), op), (1, k), st,
+                     (0, _single(padding, "padding", op)), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -50,3 +50,7 @@ pixels = 32 * 32                                   # padding 1 keeps 32x32
 full_mults = pixels * 64 * 128 * 9                 # 75,497,472
 separable_mults = pixels * (64 * 9 + 64 * 128)     # 589,824 + 8,388,608 = 8,978,432 (ratio 1/128 + 1/9)
 multiplications = [full_mults, separable_mults]
+
+# %% exercise 07.10
+# each layer keeps its input and adds 8 channels: 16 -> 24 -> 32 -> 40 -> 48; padding 1 keeps 8x8
+dense_block_shape = (2, 16 + 4 * 8, 8, 8)

@@ -72,3 +72,22 @@ e = np.array([1.0, 2.0, 0.5])
 alpha = np.exp(e) / np.exp(e).sum()               # ≈ (0.231, 0.629, 0.140)
 h_enc = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 context = alpha @ h_enc                           # ≈ (0.371, 0.769)
+
+# %% exercise 08.11
+sigma = lambda a: 1 / (1 + np.exp(-a))
+r_gate = sigma(1.0 * 1 + 0.5 * 0.5)                # W_ir x + W_hr h = 1.25: r ≈ 0.777
+z_gate = sigma(-1.0 * 1 + 0.5 * 0.5)               # W_iz x + W_hz h = -0.75: z ≈ 0.321
+n_cand = np.tanh(2.0 * 1 + r_gate * (1.0 * 0.5 + 0.5))   # r multiplies W_hn h + b_hn = 1: n ≈ 0.992
+gru_h_new = (1 - z_gate) * n_cand + z_gate * 0.5   # keep z of the old state, write 1 - z: ≈ 0.834
+
+# %% exercise 08.12
+# output: (batch, steps, 2 directions x 10) because batch_first; the last layer's features
+bi_output_shape = (3, 7, 20)
+# h_n: (2 directions x 2 layers, batch, 10); batch_first does not move h_n's batch
+bi_h_n_shape = (4, 3, 10)
+
+# %% exercise 08.13
+# one label for the whole review: many-to-one, read from the final state h_n
+review_topology = "many-to-one"
+# one tag per word, at the same step: every step's output
+tagging_result = "output"

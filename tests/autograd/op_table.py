@@ -51,6 +51,14 @@ OPS = [
     binary("mul", lambda m, a, b: a * b),
     binary("div", lambda m, a, b: a / b, domain="positive"),
     binary("pow_tensor", lambda m, a, b: a ** b, domain="positive"),
+    # floor division and remainder (Python's signs); PyTorch has no derivative for //, so its
+    # row is compared with floor(a / b), whose gradient is the same 0
+    binary("floor_divide", lambda m, a, b: (a * 3) // b, domain="positive",
+           torch_fn=lambda t, a, b: t.floor((a * 3) / b)),
+    binary("remainder", lambda m, a, b: (a * 3) % b, domain="positive"),
+    binary("remainder_negative", lambda m, a, b: (a * 3) % -b, domain="positive"),
+    unary("rfloordiv_rmod", lambda m, a: 5.0 % a + 7.0 // (a + 1), domain="positive",
+          torch_fn=lambda t, a: t.full_like(a, 5.0) % a + t.floor(7.0 / (a + 1))),
     binary("maximum", lambda m, a, b: m.maximum(a, b)),
     binary("minimum", lambda m, a, b: m.minimum(a, b)),
     binary("where", lambda m, a, b: m.where(a > b, a, b * 2)),
@@ -254,6 +262,14 @@ OPS += [
           shapes=[(2, 3, 4, 5)]),
     unary("adaptive_avg_pool2d", lambda m, a: _FC(m).adaptive_avg_pool2d(a, (2, 3)),
           shapes=[(2, 3, 5, 4)]),
+    unary("max_pool1d", lambda m, a: _FC(m).max_pool1d(a, 3, 2, 1, ceil_mode=True),
+          shapes=[(2, 3, 9), (3, 8)]),
+    unary("avg_pool1d", lambda m, a: _FC(m).avg_pool1d(a, 2, 1, 1, count_include_pad=False),
+          shapes=[(2, 3, 7), (3, 5)]),
+    unary("normalize", lambda m, a: _FC(m).normalize(a, dim=-1), shapes=[(3, 4), (5,)]),
+    unary("normalize_p1", lambda m, a: _FC(m).normalize(a, p=1.0, dim=0), shapes=[(3, 4)]),
+    binary("cosine_similarity", lambda m, a, b: _FC(m).cosine_similarity(a, b, dim=-1),
+           shapes=[((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 5), (3, 5))]),
     unary("interpolate_nearest", lambda m, a: _FC(m).interpolate(a, scale_factor=2),
           shapes=[(1, 2, 3, 2), (2, 2, 3)]),
     unary("interpolate_bilinear", lambda m, a: _FC(m).interpolate(a, (5, 3), mode="bilinear"),
@@ -393,6 +409,12 @@ OPS += [
           lambda m, x: _nn_op("cross_entropy", x, _targets(), ignore_index=0, reduction="none"),
           shapes=[(4, 3)],
           torch_fn=lambda t, x: _cross_entropy_torch(t, x, ignore_index=0, reduction="none")),
+    # probabilities in (0.14, 0.86) and targets in (0.05, 0.95) from the unit domain
+    binary("binary_cross_entropy",
+           lambda m, a, b: _nn_op("binary_cross_entropy", 0.5 + 0.4 * a, 0.5 + 0.5 * b),
+           domain="unit", shapes=[((3, 4), (3, 4)), ((5,), (5,))],
+           torch_fn=lambda t, a, b: t.nn.functional.binary_cross_entropy(
+               0.5 + 0.4 * a, 0.5 + 0.5 * b, reduction="none")),
 ]
 
 
@@ -426,7 +448,27 @@ def _masked_fill_(m, a, b):
     return y.masked_fill_(a > 0.5, 0.25)
 
 
+def _unsqueeze_(m, a):
+    y = a * 2
+    y.unsqueeze_(1)
+    return y * y.transpose(0, 1)
+
+
+def _t_(m, a, b):
+    y = a * 1
+    y.t_()
+    return y * b
+
+
+def _unbind(m, a):
+    first, *rest = a.unbind(1)
+    return first * 2 + rest[-1] * rest[0]
+
+
 OPS += [
+    OpCase("unbind", _unbind, [((3, 4),), ((2, 3, 5),)]),
+    OpCase("inplace_unsqueeze_", _unsqueeze_, [((3,),), ((2, 3),)]),
+    OpCase("inplace_t_", _t_, [((3, 4), (4, 3)), ((5,), (5,))]),
     OpCase("inplace_iadd_relu_", _iadd_relu_, [((3, 4), (3, 4)), ((3, 4), (4,))]),
     OpCase("inplace_setitem", _setitem, [((3, 4), (2, 4)), ((3, 4), (4,)), ((3,), ())]),
     OpCase("inplace_slice_imul", _slice_imul_tanh_, [((3, 4), (2, 4)), ((3, 4), (4,))]),

@@ -110,13 +110,19 @@ def test_where_clamp_maximum_and_cat_promote_as_pytorch():
 
 
 def test_result_type_follows_the_categories():
-    assert result_type(np.ones(2, np.int32), 2) == np.int32
-    assert result_type(np.ones(2, np.int32), np.ones((), np.int64)) == np.int32
-    assert result_type(np.ones(2, np.int32), np.ones((), np.float64)) == np.float64
-    assert result_type(np.ones(2, np.bool_), 2) == np.int64
-    assert result_type(np.ones(2, np.bool_), 2.0) == np.float32
-    assert result_type(np.ones(2, np.float16), np.float64(1)) == np.float16
-    assert result_type(np.ones((), np.int64), 2.5) == np.float32
+    assert result_type(ag.ones(2, dtype=np.int32), 2) == np.int32
+    assert result_type(ag.ones(2, dtype=np.int32), ag.ones((), dtype=np.int64)) == np.int32
+    assert result_type(ag.ones(2, dtype=np.int32), ag.ones((), dtype=np.float64)) == np.float64
+    # a NumPy array operand, even 0-d, meets the rest with NumPy's promotion (PyTorch gives
+    # tensor * ndarray to NumPy)
+    assert result_type(ag.ones(2, dtype=np.int32), np.ones((), np.int64)) == np.int64
+    assert result_type(ag.ones(2), np.ones((), np.float64)) == np.float64
+    assert result_type(ag.ones(2), np.ones(2, np.int64)) == np.float64
+    assert result_type(ag.ones(2), np.ones(2, np.bool_)) == np.float32
+    assert result_type(ag.ones(2, dtype=np.bool_), 2) == np.int64
+    assert result_type(ag.ones(2, dtype=np.bool_), 2.0) == np.float32
+    assert result_type(ag.ones(2, dtype=np.float16), np.float64(1)) == np.float16
+    assert result_type(ag.ones((), dtype=np.int64), 2.5) == np.float32
 
 
 def test_gradient_flows_back_in_each_inputs_own_dtype():

@@ -9,7 +9,7 @@ from dagrad import autograd as ag
 
 @pytest.mark.parametrize("data,message", [
     (2 ** 70, "does not fit in int64"),
-    ([1, 2 ** 70], "not all numbers of one kind"),
+    ([1, 2 ** 70], "the integer 1180591620717411303424 does not fit in int64"),
     (np.array([1, "a"], dtype=object), "not all numbers of one kind"),
     ([None, 1.0], "not all numbers of one kind"),
     ([1 + 2j], "dtype complex128: dagrad tensors hold real numbers"),

@@ -58,7 +58,7 @@ class Squares(Dataset):
 
 def test_generic_dataset_uses_the_collate_function():
     batch = next(iter(DataLoader(Squares(), batch_size=3)))
-    assert batch["x"].dtype == np.float32 and batch["y"].dtype == np.int64
+    assert batch["x"].dtype == np.float64 and batch["y"].dtype == np.int64   # as PyTorch
     assert batch["y"].tolist() == [0, 1, 4]
     joined = next(iter(DataLoader(Squares(), batch_size=2,
                                   collate_fn=lambda s: [d["y"] for d in s])))

@@ -10,11 +10,14 @@ from tests.helpers import torch_or_skip
 
 
 @pytest.mark.parametrize("samples", [[1, 2.5, 3], [1, 2, 3], [True, False], [True, 2],
-                                     [0.5, 1]])
-def test_default_collate_promotes_like_torch_tensor_of_the_batch(samples):
+                                     [0.5, 1], [np.float32(1), np.float32(2)],
+                                     [np.int32(1), 2], [np.ones(2, np.int64), np.ones(2)],
+                                     [np.ones(1, np.float32), np.full(1, 2.5)]])
+def test_default_collate_promotes_like_pytorchs(samples):
     torch = torch_or_skip()
+    from torch.utils.data import default_collate
     batch = nn.data.default_collate(samples)
-    expected = torch.tensor(samples)
+    expected = default_collate(samples)
     assert str(batch.dtype) == str(expected.dtype).replace("torch.", "")
     np.testing.assert_array_equal(batch.numpy(), expected.numpy())
 

@@ -46,7 +46,7 @@ def _npz_bytes():
              "table": np.arange(6, dtype=np.uint8).reshape(2, 3).T}
     from dagrad.nn.serialization import _encode, _write_npz, FORMAT, MANIFEST, VERSION
     arrays = {}
-    tree = _encode(state, arrays, "")
+    tree = _encode(state, arrays, "", set())
     arrays[MANIFEST] = np.array(json.dumps({"format": FORMAT, "version": VERSION, "tree": tree}))
     _write_npz(buffer, arrays)
     return buffer.getvalue()

@@ -201,3 +201,57 @@ def test_scheduler_errors():
             two_group_optimizer(), 0.9)], [2])
     with pytest.raises(ValueError, match="ReduceLROnPlateau"):
         lr_scheduler.SequentialLR(opt, [warm, lr_scheduler.ReduceLROnPlateau(opt)], [2])
+
+
+ONE_CYCLE = {
+    "sgd-cos": (lambda m, p: m.SGD(p, lr=0.1, momentum=0.9),
+                dict(max_lr=[1.0, 0.5], total_steps=40)),
+    "adam-linear-three-phase": (lambda m, p: m.Adam(p, lr=1e-3),
+                                dict(max_lr=0.01, epochs=4, steps_per_epoch=10,
+                                     anneal_strategy="linear", three_phase=True,
+                                     pct_start=0.25)),
+    "sgd-no-momentum-cycle": (lambda m, p: m.SGD(p, lr=0.1),
+                              dict(max_lr=0.3, total_steps=17, cycle_momentum=False,
+                                   div_factor=10.0, final_div_factor=100.0)),
+}
+
+
+def _one_cycle_run(m, params, name):
+    make_optimizer, kwargs = ONE_CYCLE[name]
+    groups = [{"params": [params[0]]}, {"params": [params[1]]}]
+    opt = make_optimizer(m.optim if hasattr(m, "optim") else optim, groups)
+    sched = (m.optim.lr_scheduler if hasattr(m, "optim") else lr_scheduler).OneCycleLR(
+        opt, **kwargs)
+    seen = []
+    for _ in range(sched.total_steps):
+        seen.append([(g["lr"], g.get("momentum"), tuple(g.get("betas", ()))) for g in
+                     opt.param_groups])
+        opt.step()
+        sched.step()
+    with pytest.raises(ValueError, match="[Tt]ried to step"):
+        sched.step()
+    return seen
+
+
+@pytest.mark.parametrize("name", ONE_CYCLE)
+def test_one_cycle_rates_and_momenta_match_torch(torch, name):
+    ours = _one_cycle_run(None, [ag.zeros(2, requires_grad=True),
+                                 ag.zeros(3, requires_grad=True)], name)
+    theirs = _one_cycle_run(torch, [torch.zeros(2, requires_grad=True),
+                                    torch.zeros(3, requires_grad=True)], name)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        for (lr, m, betas), (tlr, tm, tbetas) in zip(a, b):
+            assert lr == pytest.approx(tlr, rel=1e-12, abs=1e-15)
+            assert m == pytest.approx(tm, rel=1e-12) if tm is not None else m is None
+            assert betas == pytest.approx(tbetas, rel=1e-12)
+
+
+def test_one_cycle_refuses_what_torch_refuses():
+    opt = optim.SGD([ag.zeros(2, requires_grad=True)], lr=0.1)
+    with pytest.raises(ValueError, match="total_steps, or epochs and steps_per_epoch"):
+        lr_scheduler.OneCycleLR(opt, max_lr=1.0)
+    with pytest.raises(ValueError, match="positive integer total_steps"):
+        lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=0)
+    with pytest.raises(ValueError, match="pct_start"):
+        lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, pct_start=1.5)

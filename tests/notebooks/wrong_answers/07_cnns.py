@@ -45,3 +45,8 @@ pool_rms_ratio = 0.25
 # expect: value
 # the weights counted instead of the multiplications (forgot the 32x32 positions)
 multiplications = [64 * 128 * 9, 64 * 9 + 64 * 128]
+
+# %% exercise 07.10
+# expect: shape
+# only the last layer's new channels counted, as if the block ended in its convolution
+dense_block_shape = (2, 8, 8, 8)

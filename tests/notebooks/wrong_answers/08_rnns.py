@@ -73,3 +73,24 @@ c_and_h = [c_t, np.array([1.0, 0.5]) * c_t]
 e = np.array([1.0, 2.0, 0.5])
 h_enc = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 context = e @ h_enc
+
+# %% exercise 08.11
+# expect: value
+# z and 1 - z swapped: z taken as the share of the candidate written
+sigma = lambda a: 1 / (1 + np.exp(-a))
+r_gate = sigma(1.0 * 1 + 0.5 * 0.5)
+z_gate = sigma(-1.0 * 1 + 0.5 * 0.5)
+n_cand = np.tanh(2.0 * 1 + r_gate * (1.0 * 0.5 + 0.5))
+gru_h_new = z_gate * n_cand + (1 - z_gate) * 0.5
+
+# %% exercise 08.12
+# expect: shape
+# the two directions not concatenated, and h_n taken as batch-first
+bi_output_shape = (3, 7, 10)
+bi_h_n_shape = (3, 4, 10)
+
+# %% exercise 08.13
+# expect: choice
+# the review read as a tag per word, and the tags read from the last state
+review_topology = "many-to-many aligned"
+tagging_result = "h_n"

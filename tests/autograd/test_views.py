@@ -1,0 +1,183 @@
+"""Views as PyTorch has them: basic indexing (integers included), slicing, view/reshape,
+transpose/permute/t, expand, squeeze/unsqueeze, unbind and narrow share memory with their base;
+flip and advanced indexing copy. After an in-place change of the base or of another view, a
+view's history is regenerated, so values and gradients both follow PyTorch. A differential test
+runs random chains of views, in-place changes and reductions on both libraries."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dagrad import torch as dt
+from tests.helpers import torch_or_skip
+
+X = [1.0, -2.0, 3.0, 4.0]
+
+
+def _both(program):
+    """``program(lib, x)`` on PyTorch and on dagrad with x = X (float64, requires grad): the
+    returned value and x.grad of each."""
+    torch = torch_or_skip()
+    results = []
+    for lib in (torch, dt):
+        x = lib.tensor(X, dtype=lib.float64, requires_grad=True)
+        out = program(lib, x)
+        results.append((np.asarray(out.detach().numpy() if hasattr(out, "detach") else out),
+                        None if x.grad is None else x.grad.numpy().copy()))
+    return results
+
+
+@pytest.mark.parametrize("program", [
+    # the issue's case: a view taken before its base changes in place
+    lambda m, x: _backward((lambda y: (y[:2], y.mul_(2))[0])(x * 1.0), lambda v: v * v),
+    # a view of a view, the middle one changed
+    lambda m, x: _backward((lambda y: (lambda v: (v[1:], v.mul_(x[1:]))[0])(y[1:]))(x * 1.0),
+                           lambda u: u * u),
+    # a sibling view changed: the other view follows
+    lambda m, x: _backward((lambda y: (y.view(2, 2).t(), y[2:].mul_(3))[0])(x * 1.0),
+                           lambda v: v * v),
+    # an integer index is a 0-d view: changing it changes the base
+    lambda m, x: _backward((lambda y: (y, y[1].mul_(5))[0])(x * 2.0), lambda y: y * y),
+    # narrow is a view too
+    lambda m, x: _backward((lambda y: (y, y.narrow(0, 2, 2).add_(x[:2]))[0])(x * 1.0),
+                           lambda y: y * y),
+], ids=["base-changed", "middle-view-changed", "sibling-changed", "int-index", "narrow"])
+def test_views_follow_in_place_changes_as_in_pytorch(program):
+    (ours_value, ours_grad), (theirs_value, theirs_grad) = _both(program)[::-1]
+    np.testing.assert_allclose(ours_value, theirs_value)
+    np.testing.assert_allclose(ours_grad, theirs_grad)
+
+
+def _backward(view, f):
+    out = f(view)
+    out.sum().backward()
+    return out
+
+
+def test_unbinds_views_cannot_follow_an_in_place_change_in_either_library():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        x = lib.tensor(X, requires_grad=True)
+        y = x * 1.0
+        row = y.view(2, 2).unbind(0)[1]
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="returns multiple views"):
+            (row * row).sum().backward()
+        assert row.tolist() == [6.0, 8.0]
+
+
+def test_the_issues_numbers():
+    x = dt.tensor(X, requires_grad=True)
+    y = x * 1.0
+    v = y[:2]
+    y.mul_(2)
+    (v * v).sum().backward()
+    assert x.grad.tolist() == [8.0, -16.0, 0.0, 0.0]
+
+
+def test_flip_and_advanced_indexing_copy():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        y = lib.arange(4.0) * 1
+        y.flip(0).mul_(0)
+        y[lib.tensor([0, 1])].mul_(0)
+        assert y.tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert y.flip(0)._base is None and y[1:]._base is y and y[1]._base is y
+
+
+def test_views_under_no_grad_of_a_tensor_that_requires_grad_require_grad():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        w = lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            views = [w[:2], w.view(3, 1), w.unsqueeze(0), w.t(), w[0]]
+            product = w * 2
+        assert all(v.requires_grad and v.grad_fn is None for v in views)
+        assert not product.requires_grad
+        assert repr(views[0]).endswith("requires_grad=True)")
+
+
+def test_view_of_an_incompatible_layout_raises_pytorchs_error():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        x = lib.arange(6.0).reshape(2, 3)
+        with pytest.raises(RuntimeError, match="view size is not compatible with input "
+                                               "tensor's size and stride"):
+            x.t().view(6)
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            x.unsqueeze(0).expand(2, 2, 3).view(12)
+        assert x.t().reshape(6).tolist() == x.t().contiguous().view(6).tolist() == [
+            0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+        assert x.t().view(3, 2).shape == (3, 2) and x.view(6)._base is x._base
+
+
+# ---- the differential test: random chains on both libraries
+VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape"]
+CHANGES = ["mul_", "add_", "add_x", "neg_"]
+
+
+def _view(lib, t, kind):
+    if kind == "slice":
+        return t[1:]
+    if kind == "int":
+        return t[0]
+    if kind == "t":
+        return t.t() if t.ndim <= 2 else t.transpose(0, 1)
+    if kind == "view":
+        return t.view(-1)
+    if kind == "unsqueeze":
+        return t.unsqueeze(0)
+    if kind == "narrow":
+        return t.narrow(0, 0, 1)
+    if kind == "unbind":
+        return t.unbind(0)[-1]
+    return t.reshape(-1)
+
+
+def _change(lib, t, kind, x):
+    if kind == "mul_":
+        return t.mul_(1.5)
+    if kind == "add_":
+        return t.add_(0.25)
+    if kind == "neg_":
+        return t.neg_()
+    return t.add_(x.sum() * 0.5)
+
+
+def _run(lib, steps):
+    """The chain ``steps`` on ``lib``: values of every tensor, x.grad, or the error's type."""
+    x = lib.tensor(np.arange(1.0, 13.0).reshape(3, 4) / 7, dtype=lib.float64,
+                   requires_grad=True)
+    tensors = [x * 1.0]
+    try:
+        for what, kind, which in steps:
+            target = tensors[which % len(tensors)]
+            if what == "view":
+                tensors.append(_view(lib, target, kind))
+            else:
+                _change(lib, target, kind, x)
+        total = sum(((t * t).sum() if t.ndim else t * t) for t in tensors)
+        total.backward()
+    except (RuntimeError, IndexError, ValueError) as e:
+        return type(e).__name__
+    return [t.detach().numpy().copy() for t in tensors], x.grad.numpy().copy()
+
+
+STEP = st.tuples(st.sampled_from(["view", "change"]),
+                 st.sampled_from(VIEWS + CHANGES), st.integers(0, 20))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(STEP, min_size=1, max_size=7))
+def test_random_chains_of_views_and_in_place_changes_match_pytorch(steps):
+    torch = torch_or_skip()
+    steps = [(what, kind if (kind in VIEWS) == (what == "view") else
+              (VIEWS if what == "view" else CHANGES)[len(kind) % 4], which)
+             for what, kind, which in steps]
+    theirs, ours = _run(torch, steps), _run(dt, steps)
+    if isinstance(theirs, str) or isinstance(ours, str):
+        assert isinstance(theirs, str) and isinstance(ours, str), (steps, theirs, ours)
+        return
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=str(steps))
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12, err_msg=str(steps))
