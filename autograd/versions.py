@@ -47,8 +47,22 @@ def mark_written(tensor):
     the memory's root with the clock; a ``.data`` alias (``_version`` None) is not recorded."""
     if tensor._version is None:
         return
-    tensor._version += 1
+    base = tensor if tensor._base is None else tensor._base
+    version = max(tensor._version, base._version or 0) + 1
+    tensor._version = version
+    if base is not tensor and base._version is not None:
+        base._version = version
+    share_version(base, version)
     _stamp(tensor._data)
+
+
+def share_version(base, version):
+    """A base and its views share one version counter, as in PyTorch: every live view (the
+    weak list ``mark_view`` keeps on the base) takes the base's new version."""
+    for ref in base.__dict__.get("_views", ()):
+        view = ref()
+        if view is not None and view._version is not None:
+            view._version = version
 
 
 def _stamp(array):

@@ -155,6 +155,8 @@ def mark_view(out, x, op, **attrs):
     if out is not x and np.may_share_memory(out._data, x._data):
         base = x if x._base is None else x._base
         out._base, out._view_of, out._view_op = base, x, (op, attrs)
+        if base._version is not None:
+            out._version = base._version      # one version counter for a base and its views
         views = base.__dict__.setdefault("_views", [])
         views.append(weakref.ref(out))
         if len(views) % 64 == 0:

@@ -29,3 +29,16 @@ dead_units = int(np.sum(np.all(hidden_train == 0, axis=0)))         # units sile
 keep_scale = 1 / (1 - 0.2)
 mask = out_p_np != 0
 d_h_p = c_p * mask * keep_scale
+
+# %% exercise 04.6
+# w·x + b = 1·1 + (-2)·1 + 0.5 = -0.5 ≤ 0, so ŷ = 0 while y = 1: a missed positive, y - ŷ = 1
+# w <- w + η (y - ŷ) x = (1, -2) + 0.5 (1, 1) = (1.5, -1.5);  b <- 0.5 + 0.5 = 1.0
+# (now w·x + b = 1.5 - 1.5 + 1 = 1 > 0: this example is classified right)
+w_updated = [1.5, -1.5]
+b_updated = 1.0
+
+# %% exercise 04.7
+# (a) topics are not exclusive: one sigmoid per topic, binary cross-entropy per topic
+# (b) exactly one letter per character: the letters compete, softmax and cross-entropy
+head_for_topics = "sigmoid + BCEWithLogitsLoss"
+head_for_letters = "softmax + CrossEntropyLoss"

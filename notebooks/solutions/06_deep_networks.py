@@ -28,6 +28,16 @@ default_variance = (1 / np.sqrt(64)) ** 2 / 3       # a²/3 = 1/192
 clipping_verdict = "symptom"
 
 # %% exercise 06.4
+# μ = (1 + 3 + 3 + 9)/4 = 4;  z - μ = (-3, -1, -1, 5);  σ² = (9 + 1 + 1 + 25)/4 = 9;  s = 3
+# ẑ = (-1, -1/3, -1/3, 5/3);  δ_y = (1, 0, 0, 0), so δ_ẑ = γ δ_y = (2, 0, 0, 0)
+# mean(δ_ẑ) = 2/4 = 1/2;  mean(δ_ẑ ẑ) = (2 · -1)/4 = -1/2
+# δ_z = (δ_ẑ - 1/2 - ẑ · (-1/2)) / 3 = ((3/2, -1/2, -1/2, -1/2) + (-1/2, -1/6, -1/6, 5/6)) / 3
+#     = (1, -2/3, -2/3, 1/3) / 3 = (1/3, -2/9, -2/9, 1/9)
+# y_1 depends on z_2..z_4 through μ and s: raising z_4 moves the mean up and widens the spread,
+# both of which change ẑ_1. (Check: the four numbers sum to 0.)
+dz_by_hand = [1 / 3, -2 / 9, -2 / 9, 1 / 9]
+
+# %% exercise 06.5
 # Chain rule through μ and σ² (B rows, per column):
 #   δ_ẑ -> δ_z directly: δ_ẑ / s
 #   through μ:  Σ_i δ_ẑi · (-1/s) · (1/B)                    = -(1/s) mean(δ_ẑ)
@@ -50,3 +60,11 @@ class BatchNormNoAffine(ag.Function):
                 - z_hat * (grad * z_hat).mean(axis=0, keepdims=True)) / s
 # Treating μ and s as constants gives δ/s: it misses the two terms that remove δ's mean and its
 # component along ẑ (a change of every z_j by the same amount, or along ẑ, is normalised away).
+
+# %% exercise 06.7
+# (a) each weight moves 0.1 towards 0 and stops there: 0.3 -> 0.2, -0.05 -> 0 (|w| ≤ 0.1),
+#     0.12 -> 0.02, -0.4 -> -0.3. The subgradient step would send -0.05 to +0.05: it overshoots
+#     zero and the weight keeps flipping sign instead of settling at exactly 0.
+w_after_l1 = [0.2, 0.0, 0.02, -0.3]
+# (b) row (3, 4): norm 5 > 2, scaled by 2/5 -> (1.2, 1.6); row (0.6, -0.8): norm 1 ≤ 2, unchanged
+W_after_max_norm = [[1.2, 1.6], [0.6, -0.8]]

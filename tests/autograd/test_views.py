@@ -181,3 +181,21 @@ def test_random_chains_of_views_and_in_place_changes_match_pytorch(steps):
     for a, b in zip(ours[0], theirs[0]):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=str(steps))
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12, err_msg=str(steps))
+
+
+def test_a_base_and_its_views_share_one_version_counter():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (torch, dt):
+        y = lib.ones(4) * 1
+        v = y[:2]
+        versions = [(y._version, v._version)]
+        y.mul_(2)
+        versions.append((y._version, v._version))
+        v.add_(1)
+        later = y[1:]
+        versions.append((y._version, v._version, later._version))
+        v[0].mul_(3)
+        versions.append((y._version, v._version, later._version))
+        seen.append(versions)
+    assert seen[0] == seen[1]

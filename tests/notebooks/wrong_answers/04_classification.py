@@ -25,3 +25,15 @@ dead_units = int(np.sum(np.any(hidden_train == 0, axis=0)))
 # scaled by the keep probability instead of dividing by it; δ without the scale
 keep_scale = 1 - 0.2
 d_h_p = c_p * (out_p_np != 0)
+
+# %% exercise 04.6
+# expect: value
+# used the raw activation w·x + b = -0.5 instead of the thresholded ŷ = 0 (the delta rule's
+# y - ŷ = 1.5): w = (1, -2) + 0.5 · 1.5 · (1, 1), b = 0.5 + 0.75
+w_updated = [1.75, -1.25]
+b_updated = 1.25
+
+# %% exercise 04.7
+# softmax for the tags because "there are several classes", sigmoid for the letters
+head_for_topics = "softmax + CrossEntropyLoss"
+head_for_letters = "sigmoid + BCEWithLogitsLoss"

@@ -16,6 +16,10 @@ default_variance = 1 / 64
 clipping_verdict = "fixes"
 
 # %% exercise 06.4
+# treated μ and s as constants (only the direct path): δ_z = γ δ_y / s = (2/3, 0, 0, 0)
+dz_by_hand = [2 / 3, 0, 0, 0]
+
+# %% exercise 06.5
 # treated μ and σ as constants: δ_z = δ / s
 class BatchNormNoAffine(ag.Function):
     def forward(ctx, z):
@@ -29,3 +33,10 @@ class BatchNormNoAffine(ag.Function):
         mu = z.mean(axis=0, keepdims=True)
         var = ((z - mu) ** 2).mean(axis=0, keepdims=True)
         return grad / (var + 1e-5) ** 0.5
+
+# %% exercise 06.7
+# expect: value
+# a subgradient step (w - 0.1 sign(w)), which pushes -0.05 past zero to +0.05; and every row
+# rescaled to norm c, also the row that was already inside the ball
+w_after_l1 = [0.2, 0.05, 0.02, -0.3]
+W_after_max_norm = [[1.2, 1.6], [1.2, -1.6]]
