@@ -143,17 +143,19 @@ def render(graph, options, timeline=None, emphasis=None):
     for item in layout.items:
         target = _cluster(dot, clusters, item.cluster, options) if item.cluster else dot
         attrs, rows = _node_attrs(item, graph, options, timeline, layout)
+        tip = attrs.pop("vz_tip", None)
         if emphasis is not None and item.node is not None:
             attrs, rows = _emphasised(attrs, rows, emphasis.nodes.get(item.node.id))
         attrs["id"] = f"vz_{item.key}"
         if timeline is not None:
-            marks[attrs["id"]] = (rows, None, timeline.highlight.get(item.key))
+            marks[attrs["id"]] = (rows, None, timeline.highlight.get(item.key), tip)
         target.node(item.key, **attrs)
     fan_in = {}
     for s, d, *_ in edges:
         fan_in[d] = fan_in.get(d, 0) + 1
     for k, (src, dst, g, group) in enumerate(edges):
         attrs, rows = _edge_attrs(graph, g, group, scale, options, timeline)
+        tip = attrs.pop("vz_tip", None)
         if emphasis is not None:
             attrs, rows = _emphasised(attrs, rows, emphasis.edge(group))
         attrs["id"] = f"vz_e{k}"
@@ -161,7 +163,7 @@ def render(graph, options, timeline=None, emphasis=None):
             attrs["decorate"] = "true"        # a line ties each label to its own edge
         if timeline is not None:
             sent = max((timeline.sent_at.get(i, 0) for i in group), default=0)
-            marks[attrs["id"]] = (rows, sent, None)
+            marks[attrs["id"]] = (rows, sent, None, tip)
         dot.edge(src, dst, **attrs)
     dot.vz_marks = marks
     for prefix in sorted(clusters, key=lambda p: -p.count(".")):
@@ -352,8 +354,11 @@ def _node_attrs(item, graph, options, timeline, layout):
         sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
         rows += [(_font(labels.escape(line), GRAD_TEXT, 10), at)
                  for line in labels.lines(n.grad, SHORT, prefix=f"{sign} ")]
+    tip = _tooltip(n, timeline)
     attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[_style_kind(n)],
-             "tooltip": _tooltip(n)}
+             "tooltip": _tooltip_text(tip)}
+    if timeline is not None:
+        attrs["vz_tip"] = tip
     if n.kind == "param":
         attrs["style"] = "filled"
     elif n.kind == "const":
@@ -418,14 +423,19 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
     if src.kind == "op" and src.output:                  # the tensor's own name, first
         rows.insert(0, (f"<B>{labels.escape(src.output)}</B>", None))
-    tip = [f"{src.name} → {graph[first.dst].name} (input {first.slot})"]
+    head = f"{src.name} → {graph[first.dst].name} (input {first.slot})"
     if src.kind == "op" and src.output:
-        tip[0] = f"{src.output}: {tip[0]}"
+        head = f"{src.output}: {head}"
+    tip = [(head, None)]
     if first.value is not None:
-        tip.append(f"value {labels.array(first.value, TOOLTIP_FULL)}")
+        at = None if timeline is None else timeline.value_at.get(first.src)
+        tip.append((f"value {labels.array(first.value, TOOLTIP_FULL)}", at))
     if g is not None:
-        tip.append(labels.gradient(g, TOOLTIP_FULL))
-    attrs = {"tooltip": TOOLTIP_NEWLINE.join(tip)}
+        at = None if timeline is None else max(timeline.sent_at.get(i, 0) for i in group)
+        tip.append((labels.gradient(g, TOOLTIP_FULL), at))
+    attrs = {"tooltip": _tooltip_text(tip)}
+    if timeline is not None:
+        attrs["vz_tip"] = tip
     if rows:
         attrs["label"] = "<" + "<BR/>".join(r for r, _ in rows) + ">"
     if g is not None:
@@ -459,16 +469,24 @@ def _font(text, colour=None, size=None):
     return f"<FONT{attrs}>{text}</FONT>" if attrs else text
 
 
-def _tooltip(n):
+def _tooltip(n, timeline):
+    """A box's tooltip as lines ``(text, frame it appears at)``, like its label's rows."""
     if n.kind == "op":
         where = f" (module {n.module})" if n.module else ""
-        return f"{n.name}{where}: {n.formula}" if n.formula else n.name + where
-    tip = f"{KIND_NAMES[n.kind]} {n.name} {labels.shape(n.shape)}"
+        return [(f"{n.name}{where}: {n.formula}" if n.formula else n.name + where, None)]
+    tip = [(f"{KIND_NAMES[n.kind]} {n.name} {labels.shape(n.shape)}", None)]
     if n.value is not None:
-        tip += f"{TOOLTIP_NEWLINE}value {labels.array(n.value, TOOLTIP_FULL)}"
+        at = None if timeline is None else timeline.value_at.get(n.id)
+        tip.append((f"value {labels.array(n.value, TOOLTIP_FULL)}", at))
     if n.grad is not None:
-        tip += TOOLTIP_NEWLINE + labels.gradient(n.grad, TOOLTIP_FULL)
+        at = None if timeline is None else timeline.total_at.get(n.id)
+        tip.append((labels.gradient(n.grad, TOOLTIP_FULL), at))
     return tip
+
+
+def _tooltip_text(lines):
+    """The whole tooltip (every line, whenever it becomes known) as a DOT string."""
+    return TOOLTIP_NEWLINE.join(text for text, _ in lines)
 
 
 # ----------------------------------------------------------------------------------- legend

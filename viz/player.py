@@ -33,12 +33,24 @@ _SCRIPT = """
   var texts = root.querySelectorAll("text[data-at]");
   var edges = root.querySelectorAll("g[data-sent]");
   var ops = root.querySelectorAll("g[data-hl]");
+  var tipped = root.querySelectorAll("g[data-tip]");
+  tipped.forEach(function (g) {{ g.vzTip = JSON.parse(g.dataset.tip); }});
+  // A tooltip shows the lines known at frame i (a value from its forward frame, a δ from its
+  // backward frame); lines of frame ``held`` stay out (a quiz's unanswered δ).
+  root.vzTip = function (g, i, held) {{
+    var text = g.vzTip.filter(function (l) {{ return l[0] <= i && l[0] !== held; }})
+      .map(function (l) {{ return l[1]; }}).join("\\n");
+    g.querySelectorAll("a").forEach(function (a) {{
+      a.setAttributeNS("http://www.w3.org/1999/xlink", "title", text);
+    }});
+  }};
   var current = 0, timer = null;
   function show(i) {{
     i = Math.max(0, Math.min(frames.length - 1, i));
     current = i;
     texts.forEach(function (t) {{ t.classList.toggle("vz-hidden", +t.dataset.at > i); }});
     edges.forEach(function (e) {{ e.classList.toggle("vz-pending", +e.dataset.sent > i); }});
+    tipped.forEach(function (g) {{ root.vzTip(g, i, null); }});
     ops.forEach(function (n) {{
       n.classList.toggle("vz-hl", n.dataset.hl.split(" ").indexOf(String(i)) >= 0);
     }});

@@ -168,10 +168,15 @@ SCRIPT = """
       }});
       items[k].classList.toggle("vz-current", q.frame === frame);
     }});
-    asked.forEach(function (q) {{
+    asked.forEach(function (q, k) {{
+      var held = !!pending[q.node] && q.frame === frame;
       group(q.node).querySelectorAll('text[data-at="' + q.frame + '"]').forEach(function (t) {{
-        t.classList.toggle("vz-quiz-hidden", !!pending[q.node] && q.frame === frame);
+        t.classList.toggle("vz-quiz-hidden", held);
       }});
+      // tooltips keep an unanswered δ out too (the edge's, and the total it completes)
+      var e = group(q.edge), n = group(q.node);
+      if (e.vzTip) root.vzTip(e, frame, q.frame === frame && state[k] === null ? frame : null);
+      if (n.vzTip && q.frame === frame) root.vzTip(n, frame, held ? frame : null);
     }});
     notes.forEach(function (n) {{
       n.classList.toggle("vz-current", n.dataset.frames.split(" ").indexOf(String(frame)) >= 0);

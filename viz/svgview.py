@@ -12,7 +12,9 @@ the scale at which its smallest label is 10 CSS px, and beyond that the picture 
 its box (scroll bars, drag) and zooms (buttons, "fit", and the wheel once the picture is clicked
 or with Ctrl held), never shrunk to a thumbnail. The wheel otherwise scrolls the page.
 """
+import html
 import itertools
+import json
 import re
 
 MIN_LABEL_PX = 10          # the smallest label size the views allow at their initial scale
@@ -31,10 +33,13 @@ PICTURE_STYLE = """
 
 
 def annotate(svg, marks):
-    """Mark up ``svg`` (from ``dot``) with ``marks``: ``{element id: (rows, sent, highlight)}``
-    where rows are ``(text, frame it appears at or None)`` in the order dot writes their
-    ``<text>`` elements, ``sent`` the frame an edge's gradient arrives and ``highlight`` the
-    frames evaluating an operation."""
+    """Mark up ``svg`` (from ``dot``) with ``marks``: ``{element id: (rows, sent, highlight,
+    tip)}`` where rows are ``(text, frame it appears at or None)`` in the order dot writes their
+    ``<text>`` elements, ``sent`` the frame an edge's gradient arrives, ``highlight`` the
+    frames evaluating an operation and ``tip`` the tooltip's lines, ``(text, frame)`` like the
+    rows (or None). A tooltip with timed lines gets them as JSON in ``data-tip`` and, in its
+    ``xlink:title``, only its always-known lines: a value or δ is never in a tooltip before
+    its frame."""
     starts = [(m.start(), m.group(1)) for m in _GROUP.finditer(svg)]
     out, pos = [], 0
     for k, (start, element) in enumerate(starts):
@@ -59,10 +64,15 @@ def hold_legend(svg, frame):
 def _annotate_group(text, mark):
     if mark is None:
         return text
-    rows, sent, highlight = mark
+    rows, sent, highlight, tip = mark
     head_end = text.index(">") + 1
     head, body = text[:head_end], text[head_end:]
     extra = ""
+    if tip and any(at is not None for _, at in tip):
+        lines = [[-1 if at is None else at, line] for line, at in tip]
+        extra += f' data-tip="{html.escape(json.dumps(lines, ensure_ascii=False))}"'
+        title = _title(tip_at(lines, -1))
+        body = _TITLE.sub(lambda _: title, body)
     if sent is not None:
         extra += f' data-sent="{sent}"'
     if highlight:
@@ -80,6 +90,19 @@ def _annotate_group(text, mark):
         pos = m.end()
     out.append(body[pos:])
     return head + "".join(out)
+
+
+_TITLE = re.compile(r'xlink:title="[^"]*"')
+
+
+def tip_at(lines, frame):
+    """The tooltip text frame ``frame`` shows: the lines ``[at, text]`` known by then."""
+    return "\n".join(text for at, text in lines if at <= frame)
+
+
+def _title(text):
+    """An ``xlink:title`` attribute holding ``text`` (line breaks as dot writes them)."""
+    return 'xlink:title="' + html.escape(text).replace("\n", "&#10;") + '"'
 
 
 def state_svg(svg, frame):
@@ -100,6 +123,14 @@ def state_svg(svg, frame):
         if not classes:
             return head
         return head.replace('class="', f'class="{" ".join(classes)} ', 1)
+
+    def tips(m):
+        lines = json.loads(html.unescape(m.group(2)))
+        title = _title(tip_at(lines, frame))
+        return m.group(1) + _TITLE.sub(lambda _: title, m.group(3))
+    svg = re.sub(r'(<g id="[^"]*" class="(?:node|edge)"[^>]*data-tip="([^"]*)"[^>]*>)'
+                 r'(.*?)(?=<g id="[^"]*" class="(?:node|edge|cluster)"|</svg>)', tips, svg,
+                 flags=re.S)
     svg = re.sub(r'<g id="[^"]*" class="(?:node|edge)"[^>]*>', group, svg)
     return _with_style(svg, PICTURE_STYLE)
 
