@@ -9,7 +9,8 @@ notebook 07 (CNNs) ran 202 s with NumPy's default threads and 14 s on one, noteb
 206 s against 22 s. On an idle machine two threads gain at most ~1.9x, and only on large
 products.
 
-So each product-heavy operation first calls :func:`use_threads_for` with its size. A product
+So every matrix product of the operations goes through :func:`product`, which decides by its
+size first (the one place the decision is taken). A product
 below ``LARGE_PRODUCT`` multiply-adds (8.4 M, e.g. (128, 256) @ (256, 256)) always runs on one
 thread; a larger one on the number *allowed*, which is 1 unless the program asks for more with
 :func:`set_num_threads` (PyTorch's name) or sets ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS``
@@ -21,6 +22,8 @@ Without threadpoolctl, or with a BLAS it does not know, products run as NumPy ru
 """
 import math
 import os
+
+import numpy as np
 
 LARGE_PRODUCT = 1 << 23     # multiply-adds
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -65,17 +68,28 @@ class _Threads:
 THREADS = _Threads()
 
 
-def use_threads_for(shape, n):
-    """Before a product of an array of ``shape`` (NumPy's or a Tensor's) with ``n`` columns,
-    i.e. of prod(shape)·n multiply-adds: one BLAS thread if it is small, else all allowed. A count set outside dagrad (``threadpoolctl.threadpool_limits``) since the
-    last product becomes the number allowed."""
+def product(a, b, out=None):
+    """``a @ b`` (NumPy's ``matmul`` rules; for Tensors, the recorded product) on one BLAS
+    thread if it is small, else on all allowed. Its size is batch · m · k · n multiply-adds
+    for a (…, m, k) and b (…, k, n), the batch taken from whichever operand has it. ``out``:
+    an array to write the product into (ndarrays only)."""
+    m = a.shape[-2] if len(a.shape) > 1 else 1
+    n = b.shape[-1] if len(b.shape) > 1 else 1
+    use_threads(max(math.prod(a.shape) * n, math.prod(b.shape) * m))
+    return a @ b if out is None else np.matmul(a, b, out=out)
+
+
+def use_threads(multiply_adds):
+    """Before a product of ``multiply_adds``: one BLAS thread if it is small, else all allowed.
+    A count set outside dagrad (``threadpoolctl.threadpool_limits``) since the last product
+    becomes the number allowed."""
     threads = THREADS
     if threads.current is None:
         threads.find()
     now = threads.read()
     if now != threads.current:
         threads.allowed = threads.current = now
-    want = 1 if math.prod(shape) * n < LARGE_PRODUCT else threads.allowed
+    want = 1 if multiply_adds < LARGE_PRODUCT else threads.allowed
     if want != now:
         threads.set(want)
 

@@ -162,11 +162,20 @@ def _convert(x, dtype):
 
 # --------------------------------------------------------------------- rules of operations
 # Each takes the operation's class and its inputs and returns ``(inputs, arrays)``: the inputs
-# to record and the arrays ``forward`` receives. The first lines of ``promote_inputs``,
-# ``promote_inputs_to_float`` and ``to_float`` are the common case (operands that already share
-# a floating dtype), which must cost no more than reading the arrays.
+# to record and the arrays ``forward`` receives. Each has a guard, ``rule.fast(inputs)``, that
+# ``Function.apply`` calls first: the arrays when the inputs need no conversion (operands that
+# already share a floating dtype, the common case, which must cost no more than reading the
+# arrays), else None, and then the rule itself runs.
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def guarded_by(fast):
+    """Give a dtype rule its fast case: ``rule.fast = fast``."""
+    def attach(rule):
+        rule.fast = fast
+        return rule
+    return attach
 
 
 def arrays_of(inputs):
@@ -205,31 +214,39 @@ def scalar_array(value, dtype):
     return array
 
 
-def promote_inputs(op, inputs):
-    """Rule ``promote``: all inputs converted to ``result_type(*inputs)``.
-
-    The common cases come first: two tensors of one dtype, and a float tensor with a Python
-    float, which becomes a 0-d array of the tensor's dtype (``scalar_array``)."""
+def pair_of_one_dtype(inputs):
+    """Guard of ``promote``: two tensors of one dtype, or a float tensor with a Python float
+    (which becomes a 0-d array of the tensor's dtype, ``scalar_array``)."""
     if len(inputs) == 2:
         a, b = inputs
         if isinstance(a, Tensor):
             x = a._data
             if isinstance(b, Tensor):
                 if b._data.dtype is x.dtype:
-                    return inputs, (x, b._data)
+                    return x, b._data
             elif type(b) is float:
                 dt = x.dtype
                 if dt is _F32 or dt is _F64:
-                    return inputs, (x, scalar_array(b, dt))
+                    return x, scalar_array(b, dt)
         elif type(a) is float and isinstance(b, Tensor):
             dt = b._data.dtype
             if dt is _F32 or dt is _F64:
-                return inputs, (scalar_array(a, dt), b._data)
-    return _converted(inputs, False)
+                return scalar_array(a, dt), b._data
+    return None
 
 
-def promote_inputs_to_float(op, inputs):
-    """Rule ``promote_to_float``: as ``promote``, with integer and bool results made float32."""
+def float_pair_of_one_dtype(inputs):
+    """Guard of ``-`` and ``**``: ``pair_of_one_dtype`` for floating-point operands only (bool
+    tensors go to the rule, which refuses them)."""
+    arrays = pair_of_one_dtype(inputs)
+    if arrays is not None and arrays[0].dtype.kind == "f":
+        return arrays
+    return None
+
+
+def float_pair(inputs):
+    """Guard of true division: a float tensor with a tensor of its dtype or a Python
+    number."""
     if len(inputs) == 2:
         a, b = inputs
         if isinstance(a, Tensor):
@@ -238,12 +255,53 @@ def promote_inputs_to_float(op, inputs):
             if dt is _F32 or dt is _F64:
                 if isinstance(b, Tensor):
                     if b._data.dtype is dt:
-                        return inputs, (x, b._data)
+                        return x, b._data
                 elif type(b) is float or type(b) is int:
-                    return inputs, (x, b)
+                    return x, b
+    return None
+
+
+def float_first(inputs):
+    """Guard of ``to_float``: the first input is a floating-point tensor."""
+    x = inputs[0]
+    if isinstance(x, Tensor) and x._data.dtype.kind == "f":
+        return [x._data] + list(inputs[1:]) if len(inputs) > 1 else [x._data]
+    return None
+
+
+def floats_alike(inputs):
+    """Guard of ``floating`` and ``same_dtype``: the first input is a float32 or float64 tensor
+    and every other one a tensor of its dtype, or None (an optional input left out)."""
+    x = inputs[0]
+    if not isinstance(x, Tensor):
+        return None
+    dt = x._data.dtype
+    if dt is not _F32 and dt is not _F64:
+        return None
+    arrays = [x._data]
+    for y in inputs[1:]:
+        if y is None:
+            arrays.append(None)
+        elif isinstance(y, Tensor) and y._data.dtype is dt:
+            arrays.append(y._data)
+        else:
+            return None
+    return arrays
+
+
+@guarded_by(pair_of_one_dtype)
+def promote_inputs(op, inputs):
+    """Rule ``promote``: all inputs converted to ``result_type(*inputs)``."""
+    return _converted(inputs, False)
+
+
+@guarded_by(float_pair)
+def promote_inputs_to_float(op, inputs):
+    """Rule ``promote_to_float``: as ``promote``, with integer and bool results made float32."""
     return _converted(inputs, True)
 
 
+@guarded_by(float_pair_of_one_dtype)
 def promote_subtraction(op, inputs):
     """Rule of binary ``-``: ``promote``, refusing bool tensors and Python bools (PyTorch)."""
     for x in inputs:
@@ -255,6 +313,7 @@ def promote_subtraction(op, inputs):
     return promote_inputs(op, inputs)
 
 
+@guarded_by(float_pair_of_one_dtype)
 def promote_power(op, inputs):
     """Rule of ``**``: ``promote``; PyTorch has no power of two bools, except a bool tensor
     to a bool number (``b ** True`` is ``b``; ``Pow`` keeps that result bool)."""
@@ -268,14 +327,10 @@ def promote_power(op, inputs):
     return inputs, arrays
 
 
+@guarded_by(float_first)
 def to_float(op, inputs):
     """Rule ``to_float``: an integer or bool first input is computed in float32."""
     x = inputs[0]
-    if isinstance(x, Tensor):
-        array = x._data
-        dt = array.dtype
-        if dt is _F32 or dt is _F64 or dt.kind == "f":
-            return inputs, ((array,) if len(inputs) == 1 else (array,) + tuple(inputs[1:]))
     # A number keeps its full precision (a backward formula's log(2) must stay float64; as a
     # 0-d value it never raises a tensor's precision anyway); integers become float32.
     array = x._data if isinstance(x, Tensor) else np.asarray(x)
@@ -285,6 +340,7 @@ def to_float(op, inputs):
     return inputs, arrays_of(inputs)
 
 
+@guarded_by(floats_alike)
 def floating(op, inputs):
     """Rule ``floating``: the first input must be floating-point, and every other floating
     input must have its dtype (integer inputs such as class indices are left alone)."""
@@ -307,6 +363,7 @@ def require_floating(name, x):
     return dtype
 
 
+@guarded_by(floats_alike)
 def same_dtype(op, inputs):
     """Rule ``same_dtype``: every array input has the first one's dtype."""
     k, first = _first_array(inputs)

@@ -41,8 +41,9 @@ So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy di
 """
 import numpy as np
 
-from .blas import use_threads_for
+from .blas import product
 from .grad_mode import STATE
+from .recording import note_values
 from .sums import sum_leading
 from .tensor import REAL_KINDS, Tensor, as_array, not_real_message, raw_data
 from .versions import WRITES
@@ -54,62 +55,65 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 class Function:
     """Base class of all operations. See the module docstring for how to write one.
 
-    A node's fields (``ctx.<field>``; viz and the engine read them directly):
+    A node keeps what backward needs: the fields every recorded node sets are in ``__slots__``;
+    the rarely set ones (``module``, ``saved_names``, ``saves_output``, ``hooks``,
+    ``retained``) read the class's default until set, and then live in the node's own dict with
+    the operation's own attributes (``ctx.axis``). After backward (``retain_graph=False``) a
+    node holds no array and no tensor. What pictures and export want besides (output values,
+    input tensors, keyword attributes) is noted by ``autograd/recording.py`` inside
+    ``record()``, not here.
 
-    Set by ``apply`` on a recorded node:
+    Set by ``apply`` when the node is recorded:
         parents: one entry per input, the thing its gradient goes to: the Function that
             produced it, the leaf Tensor itself, or None when that input needs no gradient
             (``needs_input_grad`` reads it).
         input_shapes: one entry per input, its shape (None when it needs no gradient); the
             engine sums each gradient down to it (undoing broadcasting).
-        inputs: what the node keeps of its inputs, only when something was saved (to build
-            the differentiable path; viz reads it too), else ``()``: a leaf, a constant or a
-            tensor that needs no gradient as itself, an input some operation produced as its
-            array (its history is its parent). Inside ``record_values()``: the input tensors.
+        inputs: the node's inputs, kept only when it saved something (the differentiable
+            path rebuilds its saves from them), else ``()``: a leaf, a constant or a tensor
+            that needs no gradient as itself, an input some operation produced as its array
+            (its history is its parent). Freed after backward.
         tick: the clock of in-place writes when the node was recorded (``versions.py``).
         module: the path of the nn.Module that ran this operation (e.g. ``encoder.0``), or
-            None; viz groups nodes by it.
-        value: the output array, kept only inside ``grad_mode.record_values()`` (for viz).
-        attrs: the forward's keyword attributes, kept only inside ``record_values()`` (for
-            export).
+            None; anomaly messages name it and viz groups nodes by it.
 
-    Set by ``save`` and freed after backward (``retain_graph=False``):
+    Set by ``save`` (and ``apply``, to nothing) and freed after backward
+    (``retain_graph=False``):
         saved: the positional saves (inputs, then the output when ``output=`` was given);
             ``saves_output`` says whether the last one is the output.
         saved_names: the names of the constants saved as ``ctx.save(name=array)``.
         released: True once backward has freed them (``saved`` is then ``RELEASED``).
 
-    Set by the operation's class:
-        returns_view: True when the output may share the input's memory (slicing, reshape,
-            transpose, flip): an in-place change of it changes the input too, so ``apply``
-            keeps the input as ``source`` and ``write_back(base, view)`` records the input's
-            new history (``inplace.py``).
-        dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
-            (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
-            are.
-
-    Set by the engine and by ``Tensor``:
-        xp: the array namespace backward computes with (NumPy, or recorded operations under
-            ``create_graph=True``; ``differentiable`` says which).
+    Set by ``Tensor`` and by the engine:
         hooks: hooks registered on the output tensor (it is not a leaf), or None.
         retained: a weakref to the output tensor when ``retain_grad()`` was called on it.
         watched: True when backward must do more here than call the formula: the output
             tensor has hooks or retains its gradient, or the saves were released. One flag,
             so the engine's common case reads one field, not three.
+        xp: the array namespace backward computes with (NumPy, or recorded operations under
+            ``create_graph=True``; ``differentiable`` says which). Not a field of its own: the
+            engine sets it on the node for the length of a differentiable backward.
+
+    Set by the operation's class:
+        returns_view: True when the output may share the input's memory (slicing, reshape,
+            transpose, flip): the output tensor keeps its input (``ops.shape.mark_view``), and
+            an in-place change of it records the input's new history through
+            ``write_back(base, view)`` (``inplace.py``).
+        dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
+            (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
+            are.
     """
 
-    xp = NUMPY
-    saved = ()
+    __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
+    # Set on few nodes: the class's value until set, then in the node's own dict (where an
+    # operation's own attributes, ``ctx.axis``, live too). Each field in __slots__ costs a
+    # store on every node an operation records.
+    module = None
     saved_names = ()
     saves_output = False
-    inputs = ()
-    tick = 0
-    module = None
-    value = None
-    attrs = None
     hooks = None
     retained = None
-    watched = False
+    xp = NUMPY
     returns_view = False
     dtype_rule = None
 
@@ -161,57 +165,44 @@ class Function:
 
     @classmethod
     def apply(cls, *inputs, **attrs):
-        """Run the operation on ``inputs`` (Tensors or constants) and record it if needed.
+        """Run the operation on ``inputs`` (Tensors or constants); returns a Tensor.
 
-        Returns a Tensor. The operation's ``dtype_rule`` (PyTorch's type promotion, see
-        ``autograd.dtypes``) first converts or checks the inputs. The node is recorded
-        (``out.grad_fn``) only when grad mode is on and at least one input requires a gradient.
+        Four steps: convert the inputs (the operation's ``dtype_rule``, PyTorch's type
+        promotion: a fast guard, then the rule), run ``forward`` on their arrays, record the
+        node as the output's ``grad_fn`` (when grad mode is on and an input requires a
+        gradient), and note what anomaly mode, module paths and ``record()`` ask for.
         """
         ctx = cls()
-        rule = cls.dtype_rule
+        ctx.saved = ()
+        rule = cls.dtype_rule                                                   # 1. convert
         if rule is None:
-            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]   # hot path
-        else:
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        elif (arrays := rule.fast(inputs)) is None:
             inputs, arrays = rule(cls, inputs)
-        try:
+        try:                                                                    # 2. forward
             out = ctx.forward(*arrays, **attrs)
         except (ValueError, TypeError) as e:
             raise type(e)(_describe_failure(ctx.name, arrays, e)) from None
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        dtype = out.dtype
-        if dtype is not _F32 and dtype is not _F64 and dtype.kind not in REAL_KINDS:
-            # e.g. a complex constant mixed into x (the two common dtypes are compared first:
-            # reading dtype.kind costs 40 ns, 1% of a small operation)
-            inputs_described = ", ".join(str(getattr(a, "dtype", type(a).__name__))
-                                         for a in arrays)
-            raise TypeError(f"{ctx.name}: its result would have dtype {out.dtype} (inputs: "
-                            f"{inputs_described}): {not_real_message(out.dtype)}")
+        if type(out) is not np.ndarray or (dt := out.dtype) is not _F32 and dt is not _F64:
+            out = _real_result(ctx, out, arrays)    # (float32 and float64 compared first:
+                                                    # reading dtype.kind costs 1% of an op)
         state = STATE
-        plain = state.plain          # recording, with nothing else to check or note
-        if not plain:
-            if state.anomaly:
-                ctx.module = state.module
-                _check_finite(ctx, out, "forward", state.hook)
-            if not state.enabled:
-                return Tensor._make(out, None)
-        # parents: where each input's gradient goes (its node, itself if a leaf, or None).
-        # inputs, kept when the node saved something: an input an operation produced is kept
-        # as its array, its history being its parent (keeping its Tensor alive cost 30% of
-        # building a million-operation chain, in garbage collection).
-        # One and two inputs, the common cases, are written out: the loop costs 6% more of a
-        # small operation's forward.
+        if state.plain:               # grad mode on, nothing to note (one thread-local read)
+            return ctx.record(inputs, out)                                      # 3. record
+        result = ctx.record(inputs, out) if state.enabled else Tensor._make(out, None)
+        ctx.note(state, result, inputs, attrs)                                  # 4. note
+        return result
+
+    def record(ctx, inputs, out):
+        """The output array ``out`` as a Tensor whose history (``grad_fn``) is this node,
+        unless no input requires a gradient. The node records where each input's gradient
+        goes (``parents``), its shape, and, when it saved something, the inputs themselves
+        (``inputs``; one an operation produced is kept as its array, its history being its
+        parent: keeping its Tensor alive cost 30% of building a million-operation chain, in
+        garbage collection). (A view's output keeps its input: ``ops.shape.mark_view``.)
+        """
         saves = ctx.saved or ctx.saved_names
-        if len(inputs) == 1:
-            a, = inputs
-            if not (isinstance(a, Tensor) and a.requires_grad):
-                return Tensor._make(out, None)
-            pa = a.grad_fn or a
-            ctx.parents = (pa,)
-            ctx.input_shapes = (a._data.shape,)
-            if saves:
-                ctx.inputs = (a if pa is a else a._data,)
-        elif len(inputs) == 2:
+        if len(inputs) == 2:    # written out: through the loop, W1 costs 4% more instructions
             a, b = inputs
             pa = (a.grad_fn or a) if isinstance(a, Tensor) and a.requires_grad else None
             pb = (b.grad_fn or b) if isinstance(b, Tensor) and b.requires_grad else None
@@ -220,43 +211,41 @@ class Function:
             ctx.parents = (pa, pb)
             ctx.input_shapes = (None if pa is None else a._data.shape,
                                 None if pb is None else b._data.shape)
-            if saves:
-                ctx.inputs = (a if pa is None or pa is a else a._data,
-                              b if pb is None or pb is b else b._data)
+            ctx.inputs = (a if pa is None or pa is a else a._data,
+                          b if pb is None or pb is b else b._data) if saves else ()
         else:
-            parents = []
-            shapes = []
-            needed = False
+            parents, shapes, kept, needed = [], [], [], False
             for x in inputs:
                 if isinstance(x, Tensor) and x.requires_grad:
-                    parents.append(x.grad_fn or x)
+                    parent = x.grad_fn or x
+                    parents.append(parent)
                     shapes.append(x._data.shape)
+                    kept.append(x if parent is x else x._data)
                     needed = True
                 else:
                     parents.append(None)
                     shapes.append(None)
+                    kept.append(x)
             if not needed:
                 return Tensor._make(out, None)
             # tuples: the garbage collector stops tracking a tuple of shapes, and a graph of a
             # million nodes spent half its building time in full collections
-            ctx.parents = tuple(parents)
-            ctx.input_shapes = tuple(shapes)
-            if saves:
-                ctx.inputs = tuple([x if p is None or p is x else x._data
-                                    for x, p in zip(inputs, parents)])
-        if saves:
-            ctx.tick = WRITES.tick
-        if ctx.returns_view:
-            ctx.source = inputs[0]
-        if not plain:
-            if state.module is not None:
-                ctx.module = state.module
-            if state.values:
-                ctx.value = out
-                ctx.inputs = inputs
-                ctx.tick = WRITES.tick
-                ctx.attrs = attrs
+            ctx.parents, ctx.input_shapes = tuple(parents), tuple(shapes)
+            ctx.inputs = tuple(kept) if saves else ()
+        ctx.tick = WRITES.tick
+        ctx.watched = False
         return Tensor._make(out, ctx)
+
+    def note(ctx, state, result, inputs, attrs):
+        """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks
+        the output, the running module's path is kept, and inside ``record()`` the values
+        viz and export read are noted (``autograd/recording.py``)."""
+        if state.module is not None:
+            ctx.module = state.module
+        if state.anomaly:
+            _check_finite(ctx, result._data, "forward", state.hook)
+        if state.values and result.grad_fn is ctx:
+            note_values(ctx, inputs, result._data, attrs)
 
     def __repr__(self):
         where = f" in {self.module}" if self.module else ""
@@ -293,6 +282,42 @@ def unbroadcast(grad, shape):
         return sum_leading(grad, lead).reshape(shape)
     grad = grad.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
     return grad.reshape(shape)
+
+
+def differentiable_backward(node, g, xp_tensor):
+    """Run ``node``'s backward on Tensors with recorded operations (``create_graph=True``):
+    ``ctx.xp`` is ``xp_tensor`` and ``ctx.saved`` the saves as graph-connected Tensors for the
+    length of the call."""
+    arrays = node.saved
+    node.xp, node.saved = xp_tensor, _saved_as_tensors(node)
+    try:
+        return node.backward(g)
+    finally:
+        del node.xp
+        node.saved = arrays
+
+
+def _saved_as_tensors(node):
+    """The positional saves as graph-connected Tensors, for the differentiable backward: an
+    input's array becomes that input (a tensor with the input's history: its parent), the
+    output (``save(..., output=y)``) a tensor produced by ``node`` itself; anything else is a
+    constant. Named saves stay ndarrays."""
+    saved = node.saved
+    result = []
+    for k, s in enumerate(saved):
+        if node.saves_output and k == len(saved) - 1:
+            result.append(Tensor._make(s, node))
+            continue
+        for x, parent in zip(node.inputs, node.parents):
+            if x is s and isinstance(s, np.ndarray):   # kept as its array (see Function.inputs)
+                result.append(Tensor._make(s, parent if isinstance(parent, Function) else None))
+                break
+            if isinstance(x, Tensor) and x._data is s:
+                result.append(x)
+                break
+        else:
+            result.append(Tensor._make(s, None) if isinstance(s, np.ndarray) else s)
+    return tuple(result)
 
 
 class LazyGrad:
@@ -370,10 +395,9 @@ class ProductGrad(LazyGrad):
         return np.result_type(self.lefts[0], self.rights[0])
 
     def dense(self):
-        use_threads_for((sum(a.size for a in self.lefts),), self.rights[0].shape[-1])
         if len(self.lefts) == 1:
-            return self.lefts[0].T @ self.rights[0]
-        return np.concatenate(self.lefts).T @ np.concatenate(self.rights)
+            return product(self.lefts[0].T, self.rights[0])
+        return product(np.concatenate(self.lefts).T, np.concatenate(self.rights))
 
     def merge(self, other):
         if type(other) is not ProductGrad:
@@ -381,6 +405,17 @@ class ProductGrad(LazyGrad):
         self.lefts += other.lefts
         self.rights += other.rights
         return self
+
+
+def _real_result(ctx, out, arrays):
+    """``out`` as an ndarray of real numbers; TypeError naming the operation otherwise (e.g.
+    a complex constant mixed into x)."""
+    out = np.asarray(out)
+    if out.dtype.kind not in REAL_KINDS:
+        described = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in arrays)
+        raise TypeError(f"{ctx.name}: its result would have dtype {out.dtype} (inputs: "
+                        f"{described}): {not_real_message(out.dtype)}")
+    return out
 
 
 def _describe_failure(name, arrays, error):

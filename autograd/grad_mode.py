@@ -12,7 +12,7 @@ class _State(threading.local):
     enabled = True          # record operations for backward?
     anomaly = False         # check every forward/backward result for NaN/inf?
     module = None           # path of the nn.Module currently running ("encoder.layers.0"), for viz
-    values = False          # keep every recorded operation's output array on its node (viz)?
+    values = False          # note every recorded operation's values (recording.record)?
     hook = None             # the user hook running ("forward hook 'clip'"), for detect_anomaly
     # recording, and no anomaly check, module path or values to note: an operation then reads
     # this one switch instead of four (each read of a thread-local costs ~40 ns, a tenth of a
@@ -107,19 +107,6 @@ class detect_anomaly(_Switch):
     it ran inside an ``nn.Module``, the module path. Slow: use it to debug, not to train.
     """
     field = "anomaly"
-
-    def __init__(self, mode=True):
-        super().__init__(bool(mode))
-
-
-class record_values(_Switch):
-    """Keep the output array of every operation recorded inside the block on its graph node
-    (``node.value``), and its inputs (``node.inputs``), so that ``viz`` can show the value of
-    every intermediate tensor, not only those the operations saved for backward.
-
-    Off by default: it keeps all intermediate activations alive as long as the graph lives.
-    """
-    field = "values"
 
     def __init__(self, mode=True):
         super().__init__(bool(mode))

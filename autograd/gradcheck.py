@@ -23,13 +23,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     position. Use float64 inputs: float32 has too few digits for differences of size 1e-6.
     """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
-    if not wrt:
-        raise ValueError("gradcheck: no input requires grad")
-    for x in wrt:
-        if x.dtype != np.float64:
-            raise TypeError(f"gradcheck: inputs should be float64 for accurate finite "
-                            f"differences, got {x.dtype}; use .double()")
+    wrt = _differentiated(inputs)
     outs = _outputs(fn, inputs)
     rng = np.random.default_rng(seed)
     weights = [rng.standard_normal(o.shape) if o.requires_grad else None for o in outs]
@@ -43,7 +37,30 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
         outs = _outputs(fn, inputs)   # grad mode stays on: fn may itself call ag.grad
         return sum(float(np.sum(o._data * w)) for o, w in zip(outs, weights) if w is not None)
 
-    worst = None
+    err, k, pos, got, numeric = max(_errors(scalar_loss, wrt, analytic, eps, atol, rtol),
+                                    key=lambda e: e[0])
+    if err > 0:
+        raise GradcheckError(
+            f"gradcheck failed for input {k} (shape {wrt[k].shape}) at index {tuple(pos)}: "
+            f"analytic {got:.8g} vs numerical {numeric:.8g} (atol={atol}, rtol={rtol})")
+    return True
+
+
+def _differentiated(inputs):
+    """The inputs that require grad, which must be float64."""
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck: no input requires grad")
+    for x in wrt:
+        if x.dtype != np.float64:
+            raise TypeError(f"gradcheck: inputs should be float64 for accurate finite "
+                            f"differences, got {x.dtype}; use .double()")
+    return wrt
+
+
+def _errors(scalar_loss, wrt, analytic, eps, atol, rtol):
+    """For every element of every input: (error beyond tolerance, input index, position,
+    analytic value, numerical value)."""
     for k, x in enumerate(wrt):
         a = np.zeros(x.shape) if analytic[k] is None else analytic[k]._data
         if a.shape != x.shape:
@@ -61,12 +78,4 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
             numeric = (plus - minus) / (2 * eps)
             got = a.reshape(-1)[i]
             err = abs(got - numeric) - (atol + rtol * abs(numeric))
-            if worst is None or err > worst[0]:
-                worst = (err, k, tuple(int(j) for j in np.unravel_index(i, x.shape)), got, numeric)
-    err, k, pos, got, numeric = worst
-    if err > 0:
-        raise GradcheckError(
-            f"gradcheck failed for input {k} (shape {wrt[k].shape}) at index {tuple(pos)}: "
-            f"analytic {got:.8g} vs numerical {numeric:.8g} (atol={atol}, rtol={rtol})")
-    return True
-
+            yield err, k, tuple(int(j) for j in np.unravel_index(i, x.shape)), got, numeric

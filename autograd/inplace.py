@@ -50,13 +50,7 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
     in_graph = STATE.enabled and (tensor.requires_grad or any(
         isinstance(x, Tensor) and x.requires_grad for x in operands))
     if in_graph:
-        if tensor.__dict__.get("_multi_output"):
-            raise RuntimeError(
-                f"{what}: this tensor is one of the views {tensor._multi_output} returns, and "
-                f"it is being modified inplace. This view is the output of a function that "
-                f"returns multiple views. Such functions do not allow the output views to be "
-                f"modified inplace. You should replace the inplace operation by an "
-                f"out-of-place one (or clone() the view first).")
+        _refuse_multi_output_view(tensor, what)
         base_views = _views_to_rebase(tensor, what)
         # The stand-in owns a copy: a new node may save the old values we are overwriting.
         old = Tensor._make(tensor._data.copy(), tensor.grad_fn)
@@ -84,6 +78,18 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
         regenerate_views(tensor, {id(tensor)} | {id(v) for v, _ in base_views}
                          | {id(node.source) for _, node in base_views})
     return tensor
+
+
+def _refuse_multi_output_view(tensor, what):
+    """PyTorch's error for an in-place change of one of the views a function returns
+    several of (split, chunk, unbind)."""
+    if tensor.__dict__.get("_multi_output"):
+        raise RuntimeError(
+            f"{what}: this tensor is one of the views {tensor._multi_output} returns, and "
+            f"it is being modified inplace. This view is the output of a function that "
+            f"returns multiple views. Such functions do not allow the output views to be "
+            f"modified inplace. You should replace the inplace operation by an "
+            f"out-of-place one (or clone() the view first).")
 
 
 def regenerate_views(tensor, rebased):

@@ -4,7 +4,7 @@ import numpy as np
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
-from .utils.receptive_field import POINTWISE
+from .geometry import POINTWISE
 
 
 class ReLU(Module):

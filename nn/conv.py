@@ -19,7 +19,7 @@ from . import init
 from .containers import Sequential
 from .module import Module
 from .parameter import Parameter
-from .utils.receptive_field import Geometry
+from .geometry import Geometry
 
 
 class _ConvNd(Module):

@@ -1,7 +1,7 @@
 """Dropout."""
 from . import functional as F
 from .module import Module
-from .utils.receptive_field import POINTWISE
+from .geometry import POINTWISE
 
 
 class Dropout(Module):

@@ -71,6 +71,16 @@ class LazyModule(Module):
     (``_size_of(input)``) or from a saved weight (``_size_in(state)``), and ``_build(size)``
     returns the layer it becomes; the first call (or ``load_state_dict``) materialises it."""
 
+    def _take_sizes_from(self, prefix, state_dict):
+        """Before ``load_state_dict``: when this layer's weights are in ``state_dict``, take
+        the sizes they imply and become the layer, as PyTorch's lazy modules do when a
+        checkpoint is loaded before the first call (``Module``'s hook)."""
+        state = {key[len(prefix):]: np.asarray(value) for key, value in state_dict.items()
+                 if key.startswith(prefix) and "." not in key[len(prefix):]}
+        size = self._size_in(state)
+        if size is not None:
+            self._become(self._build(size))
+
     def has_uninitialized_params(self):
         return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
 
@@ -243,18 +253,3 @@ class LazyBatchNorm1d(_LazyBatchNorm):
 class LazyBatchNorm2d(_LazyBatchNorm):
     """``BatchNorm2d`` whose ``num_features`` is ``input.shape[1]`` of the first input."""
     _layer = BatchNorm2d
-
-
-def materialize_from_state(model, state_dict):
-    """Before ``model.load_state_dict(state_dict)``: every lazy layer of ``model`` whose
-    weights are in ``state_dict`` takes the sizes they imply and becomes its layer, as
-    PyTorch's lazy modules do when a checkpoint is loaded before the first call."""
-    for path, module in list(model.named_modules()):
-        if not isinstance(module, LazyModule):
-            continue
-        prefix = path + "." if path else ""
-        state = {key[len(prefix):]: np.asarray(value) for key, value in state_dict.items()
-                 if key.startswith(prefix) and "." not in key[len(prefix):]}
-        size = module._size_in(state)
-        if size is not None:
-            module._become(module._build(size))

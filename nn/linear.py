@@ -8,7 +8,7 @@ from dagrad import autograd as ag
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .utils.receptive_field import POINTWISE
+from .geometry import POINTWISE
 
 
 def _dtype(dtype):

@@ -488,6 +488,11 @@ class Module:
                     out[base + name] = b if keep_vars else b.detach()
         return out
 
+    def _take_sizes_from(self, prefix, state_dict):
+        """Before ``load_state_dict``: a module whose sizes are not known yet takes them from
+        its entries (names starting with ``prefix``). Nothing to do here; ``LazyModule``
+        overrides it."""
+
     def load_state_dict(self, state_dict, strict=True):
         """Copy values from ``state_dict`` (name -> Tensor, ndarray or anything NumPy can
         convert, e.g. a PyTorch state_dict with ``.numpy()`` values) into the parameters and
@@ -500,8 +505,8 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict: expected a dict of name -> array, got "
                             f"{type(state_dict).__name__}")
-        from .lazy import materialize_from_state   # lazy layers take the saved sizes
-        materialize_from_state(self, state_dict)
+        for path, module in list(self.named_modules()):
+            module._take_sizes_from(path + "." if path else "", state_dict)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

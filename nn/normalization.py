@@ -6,7 +6,7 @@ from dagrad.autograd import Tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
-from .utils.receptive_field import POINTWISE
+from .geometry import POINTWISE
 
 
 class _BatchNorm(Module):

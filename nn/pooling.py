@@ -3,7 +3,7 @@ no parameters; each calls its ``nn.functional`` form (formulas there)."""
 from . import functional as F
 from .functional.conv import pair
 from .module import Module
-from .utils.receptive_field import Geometry
+from .geometry import Geometry
 
 
 def _window(layer, dilation=1):

@@ -18,7 +18,7 @@
 Importing viz needs only NumPy; drawing needs the ``graphviz`` package (and Graphviz's ``dot``
 program for SVG), ``viz.plots`` needs matplotlib.
 """
-from dagrad.autograd.grad_mode import record_values as record
+from dagrad.autograd.recording import record
 
 from .columns import time_step
 from .draw import draw

@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.recording import record
 
 from .draw import draw
 from .gradflow import GradNorms
@@ -50,7 +51,7 @@ def mlp_graph(model, X, y):
     x.name = "x: 8 digits"
     target = ag.tensor(y[:8])
     target.name = "labels"
-    with ag.grad_mode.record_values():
+    with record():
         loss = nn.functional.cross_entropy(model(x), target)
     loss.name = "loss"
     return draw(loss, grads=True, params=model)
@@ -69,7 +70,7 @@ def two_layer_steps():
     x.name = "x"
     target = ag.tensor([[0.5]])
     target.name = "y"
-    with ag.grad_mode.record_values():
+    with record():
         loss = nn.functional.mse_loss(model(x), target)
     loss.name = "loss"
     return player(steps(loss, params=model), interval=1.5,

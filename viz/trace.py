@@ -30,6 +30,8 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd.function import Function
+from dagrad.autograd.graph import post_order
+from dagrad.autograd.recording import noted
 from dagrad.autograd.versions import written_since
 
 from .gradients import edge_gradients
@@ -170,7 +172,8 @@ def _gc_paused():
 
 def _trace(root, grads, names, gradient, variables, outputs):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
-    order, consumers = _post_order(root_vertex)
+    order = post_order([root_vertex])
+    consumers = _consumers(order)
     edge_grads, totals = {}, {}
     if grads:
         edge_grads, totals = edge_gradients(root, order, gradient)
@@ -190,7 +193,8 @@ def _trace(root, grads, names, gradient, variables, outputs):
             if v in totals:
                 ids[v].grad = totals[v]
             continue
-        inputs = v.inputs
+        note = noted(v)
+        inputs = v.inputs if note is None else note.inputs
         sources = []
         for slot, p in enumerate(v.parents):
             if p is not None:
@@ -246,29 +250,15 @@ def _complete(nodes, edges):
                 n.module = next(iter(mods))
 
 
-def _post_order(root_vertex):
-    """Vertices reachable from ``root_vertex`` with every vertex after its inputs (the order a
-    recursive evaluator would visit them, inputs left to right), computed without recursion."""
-    order = []
-    seen = {root_vertex}
-    consumers = {}            # vertex -> [(consumer node, slot)], to find saved input values
-    stack = [(root_vertex, 0)]
-    while stack:
-        v, i = stack[-1]
-        parents = v.parents if isinstance(v, Function) else ()
-        if i < len(parents):
-            stack[-1] = (v, i + 1)
-            p = parents[i]
-            if p is None:
-                continue
-            consumers.setdefault(p, []).append((v, i))
-            if p not in seen:
-                seen.add(p)
-                stack.append((p, 0))
-        else:
-            stack.pop()
-            order.append(v)
-    return order, consumers
+def _consumers(order):
+    """{vertex: [(consumer node, slot)]}, to find saved input values."""
+    consumers = {}
+    for v in order:
+        if isinstance(v, Function):
+            for slot, p in enumerate(v.parents):
+                if p is not None:
+                    consumers.setdefault(p, []).append((v, slot))
+    return consumers
 
 
 def _known_values(order, consumers, root):
@@ -277,8 +267,9 @@ def _known_values(order, consumers, root):
     for v in order:
         if not isinstance(v, Function):
             continue
-        if v.value is not None:
-            known[v] = v.value
+        note = noted(v)
+        if note is not None:
+            known[v] = note.value
         elif v is root.grad_fn:
             known[v] = root._data
         elif v.saves_output and v.saved:
@@ -295,11 +286,12 @@ def _known_values(order, consumers, root):
 def _saved_input(node, slot):
     """The value of input ``slot`` of ``node`` if the node kept it (as a tensor, or as the
     array of an operation's output) and it is unchanged."""
-    inputs = node.inputs
+    note = noted(node)
+    inputs, tick = (node.inputs, node.tick) if note is None else (note.inputs, note.tick)
     if slot >= len(inputs):
         return None
     value = inputs[slot]._data if isinstance(inputs[slot], Tensor) else inputs[slot]
-    if not isinstance(value, np.ndarray) or written_since(value, node.tick):
+    if not isinstance(value, np.ndarray) or written_since(value, tick):
         return None
     return value
 

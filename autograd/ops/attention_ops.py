@@ -8,7 +8,7 @@ return.
 """
 import numpy as np
 
-from ..blas import use_threads_for
+from ..blas import product
 from ..dtypes import floating
 from ..function import Function
 from ..sums import sum_last
@@ -51,8 +51,7 @@ class AttentionProbs(Function):
     dtype_rule = floating
 
     def forward(ctx, q, k, mask=None, scale=1.0):
-        use_threads_for(q.shape, k.shape[-2])
-        scores = q @ np.swapaxes(k, -1, -2)
+        scores = product(q, np.swapaxes(k, -1, -2))
         scores *= scale
         if mask is not None:
             if np.broadcast_shapes(scores.shape, mask.shape) == scores.shape:
@@ -67,14 +66,13 @@ class AttentionProbs(Function):
     def backward(ctx, grad):
         q, k, p = ctx.saved
         need_q, need_k, need_mask = (ctx.needs_input_grad + (False,))[:3]   # mask optional
-        use_threads_for(q.shape, k.shape[-2])
         dz = grad * p
         if ctx.differentiable:
             dz = dz - p * dz.sum(axis=-1, keepdims=True)
         else:                                 # the same, reusing dz's buffer
             dz -= p * sum_last(dz)
-        gq = (dz @ k) * ctx.scale if need_q else None
-        gk = (_mT(ctx.xp, dz) @ q) * ctx.scale if need_k else None
+        gq = product(dz, k) * ctx.scale if need_q else None
+        gk = product(_mT(ctx.xp, dz), q) * ctx.scale if need_k else None
         return gq, gk, (dz if need_mask else None)
 
 

@@ -1,7 +1,7 @@
 """Matrix products."""
 import numpy as np
 
-from ..blas import use_threads_for
+from ..blas import product
 from ..dtypes import same_dtype
 from ..function import Function
 from ..sums import sum_leading
@@ -15,13 +15,11 @@ class MatMul(Function):
 
     def forward(ctx, a, b):
         ctx.save(a, b)
-        use_threads_for(a.shape, b.shape[-1])
-        return a @ b
+        return product(a, b)
 
     def backward(ctx, grad):
         a, b = ctx.saved
         need_a, need_b = ctx.needs_input_grad
-        use_threads_for(a.shape, b.shape[-1])
         # 1-D operands as in NumPy: a as a row (1, k), b as a column (k, 1), so one formula
         # covers every case; their gradients drop that axis again. The engine sums the
         # gradients over batch dimensions that broadcasting added.
@@ -31,11 +29,11 @@ class MatMul(Function):
         g2 = grad.reshape(out2)
         ga = gb = None
         if need_a:
-            ga = g2 @ _mT(ctx.xp, b2)
+            ga = product(g2, _mT(ctx.xp, b2))
             if a.ndim == 1:
                 ga = ga.reshape(ga.shape[:-2] + a.shape)
         if need_b:
-            gb = _mT(ctx.xp, a2) @ g2
+            gb = product(_mT(ctx.xp, a2), g2)
             if b.ndim == 1:
                 gb = gb.reshape(gb.shape[:-2] + b.shape)
         return ga, gb
@@ -60,8 +58,7 @@ class Linear(Function):
 
     def forward(ctx, x, weight, bias=None):
         ctx.save(x, weight)
-        use_threads_for(x.shape, weight.shape[0])
-        out = x.reshape((-1, x.shape[-1])) @ weight.T if x.ndim > 2 else x @ weight.T
+        out = product(x.reshape((-1, x.shape[-1])) if x.ndim > 2 else x, weight.T)
         if bias is not None:
             out += bias
         return out.reshape(x.shape[:-1] + out.shape[-1:]) if x.ndim > 2 else out
@@ -69,12 +66,11 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved
         need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
-        use_threads_for(x.shape, weight.shape[0])
         g2 = grad.reshape((-1, grad.shape[-1]))
         gx = None
         if need_x:
-            gx = (g2 @ weight).reshape(x.shape) if x.ndim > 2 else grad @ weight
-        gw = (_mT(ctx.xp, g2) @ x.reshape((-1, x.shape[-1]))) if need_w else None
+            gx = product(g2, weight).reshape(x.shape) if x.ndim > 2 else product(grad, weight)
+        gw = product(_mT(ctx.xp, g2), x.reshape((-1, x.shape[-1]))) if need_w else None
         gb = sum_leading(g2, 1) if need_b else None
         return gx, gw, gb
 

@@ -14,7 +14,7 @@ helper, so the maths is written once).
 """
 import numpy as np
 
-from ..blas import use_threads_for
+from ..blas import product
 from ..dtypes import floating
 from ..function import Function, ProductGrad
 from ..xp import NUMPY
@@ -147,8 +147,7 @@ class RecurrentGates(Function):
     dtype_rule = floating
 
     def forward(ctx, x, h, weight, weight_t=None):
-        use_threads_for(h.shape, weight.shape[0])
-        out = h @ (weight.T if weight_t is None else weight_t)
+        out = product(h, weight.T if weight_t is None else weight_t)
         if x is not None:
             out += x
         ctx.save(h, weight)
@@ -157,13 +156,12 @@ class RecurrentGates(Function):
     def backward(ctx, grad):
         h, weight = ctx.saved
         _, need_h, need_w = ctx.needs_input_grad
-        use_threads_for(h.shape, weight.shape[0])
-        dh = grad @ weight if need_h else None
+        dh = product(grad, weight) if need_h else None
         dw = None
         if need_w:
             g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
             # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
-            dw = _mT(ctx.xp, g2) @ h2 if ctx.differentiable else ProductGrad(g2, h2)
+            dw = product(_mT(ctx.xp, g2), h2) if ctx.differentiable else ProductGrad(g2, h2)
         return grad, dh, dw
 
 

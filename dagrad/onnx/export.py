@@ -1,7 +1,7 @@
 """``export``: run a model once, read the graph dagrad recorded, and write it as ONNX.
 
 Tracing. The forward runs once with grad mode on, every parameter requiring a gradient, the
-floating-point example inputs made leaves that require one, and ``record_values()`` on, so that
+floating-point example inputs made leaves that require one, and ``record()`` on, so that
 every operation is recorded with all its inputs (constants included), its keyword attributes
 and its output. The recorded graph is then walked from the outputs back to the inputs
 (iteratively), and each operation is turned into ONNX operators by its emitter in
@@ -17,7 +17,9 @@ import os
 import numpy as np
 
 from dagrad.autograd import Tensor, enable_grad
-from dagrad.autograd.grad_mode import record_values
+from dagrad.autograd.function import Function
+from dagrad.autograd.graph import post_order
+from dagrad.autograd.recording import noted, record
 from dagrad.extras import missing_extra
 from dagrad.nn.serialization import atomic_write
 
@@ -79,7 +81,7 @@ def export(model_or_fn, example_inputs, path, input_names=None, output_names=Non
             b.taken.add(name)
     graph_outputs = []
     for node in _operations(outputs):
-        _emit(b, node)
+        _emit(b, _Operation(node))
     used = set()
     for name, out in zip(output_names, outputs):
         source = b.value(out)
@@ -131,7 +133,7 @@ def _run(fn, inputs, named):
     try:
         for t in params:
             t.requires_grad = True
-        with enable_grad(), record_values():
+        with enable_grad(), record():
             result = fn(*inputs)
     finally:
         for t, flag in zip(params, flags):
@@ -154,40 +156,41 @@ def _run(fn, inputs, named):
 
 def _operations(outputs):
     """The recorded operations behind ``outputs``, every one after the operations it reads."""
-    order, seen = [], set()
-    stack = [(t.grad_fn, False) for t in reversed(outputs) if t.grad_fn is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for x in reversed(node.inputs or ()):
-            if isinstance(x, Tensor) and x.grad_fn is not None and id(x.grad_fn) not in seen:
-                stack.append((x.grad_fn, False))
-    return order
+    roots = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    return [v for v in post_order(roots) if isinstance(v, Function)]
 
 
-def _emit(b, node):
+class _Operation:
+    """A recorded operation as the emitters read it: the node (``node``, whose type picks the
+    emitter; ``name`` and ``module`` name it) with what ``record()`` noted of it (its output
+    ``value``, its ``inputs`` as passed, its keyword ``attrs``)."""
+
+    __slots__ = ("node", "name", "module", "value", "inputs", "attrs")
+
+    def __init__(self, node):
+        note = noted(node)
+        self.node, self.name, self.module = node, node.name, node.module
+        self.value, self.inputs, self.attrs = ((None, node.inputs, None) if note is None else
+                                               (note.value, note.inputs, note.attrs))
+
+
+def _emit(b, op):
+    node = op.node
     emitter = EMITTERS.get(type(node))
     where = f" in module '{node.module}'" if node.module else " (outside any module)"
     if emitter is None:
         raise UnsupportedOperationError(
             f"dagrad.onnx.export: operation '{node.name}'{where} has no ONNX mapping (output "
-            f"shape "
-            f"{tuple(node.value.shape)}, {node.value.dtype}). Rewrite that part with supported "
+            f"shape {tuple(op.value.shape)}, {op.value.dtype}). Rewrite that part with supported "
             f"operations, or add an emitter for {type(node).__module__}.{node.name} to "
             f"dagrad.onnx.ops.EMITTERS")
-    b.node = node
+    b.node = op
     try:
-        out = emitter(b, node)
+        out = emitter(b, op)
     except NotImplementedError as e:
         raise UnsupportedOperationError(f"dagrad.onnx.export: operation '{node.name}'{where}: "
                                         f"{e}") from None
-    b.bind(node, out, node.value.dtype)
+    b.bind(node, out, op.value.dtype)
     b.node = None
 
 

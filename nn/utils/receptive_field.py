@@ -17,18 +17,7 @@ starting from r = 1, j = 1, c = 0 at the input. A layer of your own joins in by 
 from typing import NamedTuple
 
 from ..containers import ModuleList, Sequential
-
-
-class Geometry(NamedTuple):
-    """The window a layer reads, per spatial axis: ``kernel``, ``stride``, ``padding`` (the
-    low side: top, left) and ``dilation``, each a tuple of ints, or one int for every axis."""
-    kernel: tuple
-    stride: tuple
-    padding: tuple
-    dilation: tuple
-
-
-POINTWISE = Geometry(1, 1, 0, 1)    # a layer that maps each pixel on its own
+from ..geometry import POINTWISE, Geometry  # noqa: F401  (nn.utils re-exports them)
 
 
 class ReceptiveField(NamedTuple):

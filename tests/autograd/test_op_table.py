@@ -6,7 +6,7 @@ import pytest
 
 from dagrad import autograd as ag
 from tests.autograd.op_table import OPS
-from tests.autograd.reference_engine import reference_grad
+from dagrad.autograd import reference
 from tests.helpers import leaves, random_inputs, torch_or_skip, torch_parity
 
 CASES = [pytest.param(op, shapes, id=f"{op.name}-{'x'.join(map(str, shapes))}")
@@ -49,14 +49,45 @@ def test_backward_paths_and_reference_engine_agree(op, shapes):
     v = _output_weights(op, xs)
     fast = ag.grad(op.fn(ag, *xs), xs, grad_outputs=v, allow_unused=True)
     graph = ag.grad(op.fn(ag, *xs), xs, grad_outputs=v, create_graph=True, allow_unused=True)
-    reference = reference_grad(op.fn(ag, *xs), xs, v)
-    for k, (a, b, r) in enumerate(zip(fast, graph, reference)):
+    by_reference = reference.grad(op.fn(ag, *xs), xs, v)
+    for k, (a, b, r) in enumerate(zip(fast, graph, by_reference)):
         assert (a is None) == (b is None) == (r is None), f"input {k}"
         if a is not None:
             np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-10, atol=1e-12,
                                        err_msg=f"input {k}: differentiable vs fast path")
             np.testing.assert_allclose(r, a.numpy(), rtol=1e-10, atol=1e-12,
                                        err_msg=f"input {k}: reference engine vs engine")
+
+
+@pytest.mark.parametrize("op,shapes", CASES)
+def test_reference_engine_agrees_to_the_second_order(op, shapes):
+    """autograd/reference.py and the engine, both with create_graph=True, give the same
+    first-order gradients g_k, and the same gradients of Σ_k ⟨u_k, g_k⟩ (second order)."""
+    xs = leaves(random_inputs(shapes, op.domain))
+    v = _output_weights(op, xs)
+    by_engine = ag.grad(op.fn(ag, *xs), xs, grad_outputs=v, create_graph=True,
+                        allow_unused=True)
+    by_reference = reference.grad(op.fn(ag, *xs), xs, ag.tensor(v), create_graph=True)
+    rng = np.random.default_rng(2)
+    engine_total = reference_total = 0.0
+    for k, (a, r) in enumerate(zip(by_engine, by_reference)):
+        assert (a is None) == (r is None), f"input {k}"
+        if a is not None:
+            np.testing.assert_allclose(r.numpy(), a.numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"input {k}: first order")
+            u = rng.standard_normal(a.shape)
+            engine_total = engine_total + (a * u).sum()
+            reference_total = reference_total + (r * u).sum()
+    if not getattr(engine_total, "requires_grad", False):   # the gradients do not depend on xs
+        assert not getattr(reference_total, "requires_grad", False)
+        return
+    second = ag.grad(engine_total, xs, allow_unused=True)
+    second_reference = reference.grad(reference_total, xs, np.ones(()))
+    for k, (a, r) in enumerate(zip(second, second_reference)):
+        assert (a is None) == (r is None), f"input {k}: second order"
+        if a is not None:
+            np.testing.assert_allclose(r, a.numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"input {k}: second order")
 
 
 @pytest.mark.parametrize("op,shapes", CASES)

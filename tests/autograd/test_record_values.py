@@ -3,17 +3,18 @@ import numpy as np
 
 from dagrad import autograd as ag
 from dagrad.autograd.engine import run
-from dagrad.autograd.grad_mode import record_values
+from dagrad.autograd.recording import noted, record
 
 
-def test_record_values_keeps_outputs_and_inputs_only_inside_the_block():
+def test_record_keeps_outputs_and_inputs_only_inside_the_block():
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = x + 1.0
-    assert y.grad_fn.value is None
-    with record_values():
+    assert noted(y.grad_fn) is None
+    with record():
         z = x + 1.0
-    np.testing.assert_array_equal(z.grad_fn.value, [2.0, 3.0])
-    assert z.grad_fn.inputs[0] is x and z.grad_fn.inputs[1] == 1.0
+    np.testing.assert_array_equal(noted(z.grad_fn).value, [2.0, 3.0])
+    assert noted(z.grad_fn).inputs[0] is x and noted(z.grad_fn).inputs[1] == 1.0
+    assert z.grad_fn.inputs == ()           # the node itself keeps only what backward needs
 
 
 def test_observer_run_leaves_grads_of_leaves_and_retained_tensors_alone():

@@ -1,0 +1,130 @@
+"""The library's shape, checked from its source: no import cycle among its modules, and the
+engine a student reads stays short (no function in autograd/ over 50 lines, Function.apply
+at most 40, tensor.py at most 450 lines)."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"autograd": "dagrad.autograd", "nn": "dagrad.nn", "optim": "dagrad.optim",
+            "viz": "dagrad.viz", "dagrad": "dagrad"}
+
+
+def _modules():
+    """{dotted module name: path} for every module of the packages."""
+    found = {}
+    for folder, dotted in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts
+                     if p != "__init__"]
+            found[".".join([dotted] + parts)] = path
+    return found
+
+
+def _module_level_imports(tree):
+    """The import statements that run when the module is imported (not those in functions)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imported(node, package, modules):
+    """The modules of ours an import statement in ``package`` names."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        base = package
+        for _ in range(max(node.level - 1, 0)):
+            base = base.rpartition(".")[0]
+        prefix = node.module if not node.level else (
+            f"{base}.{node.module}" if node.module else base)
+        names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in modules else prefix
+                 for a in node.names]
+    for name in names:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name:
+            yield name
+
+
+def import_graph():
+    """{module: the modules it imports at module level}."""
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = {m for node in _module_level_imports(ast.parse(path.read_text()))
+                       for m in _imported(node, package, modules) if m != name}
+    return graph
+
+
+def find_cycle(graph):
+    """One import cycle as a list of modules (the first repeated at the end), or None."""
+    state = {}                       # module -> "open" while on the path, "done" after
+    for start in graph:
+        if start in state:
+            continue
+        path, stack = [start], [iter(sorted(graph[start]))]
+        state[start] = "open"
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = "done"
+                stack.pop()
+            elif state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = "open"
+                path.append(nxt)
+                stack.append(iter(sorted(graph[nxt])))
+    return None
+
+
+def test_no_import_cycle_among_the_library_modules():
+    graph = import_graph()
+    assert len(graph) > 100 and "dagrad.autograd.ops.elementwise" in graph["dagrad.autograd"]
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _functions(path):
+    tree = ast.parse(path.read_text())
+    return [node for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_no_function_in_autograd_is_over_50_lines():
+    long = [f"{path.relative_to(ROOT)}:{f.name} ({f.end_lineno - f.lineno + 1} lines)"
+            for path in sorted((ROOT / "autograd").rglob("*.py")) for f in _functions(path)
+            if f.end_lineno - f.lineno + 1 > 50]
+    assert long == []
+
+
+def test_the_students_path_stays_short():
+    apply = next(f for f in _functions(ROOT / "autograd" / "function.py") if f.name == "apply")
+    assert apply.end_lineno - apply.lineno + 1 <= 40
+    assert len((ROOT / "autograd" / "tensor.py").read_text().splitlines()) <= 450
+    reference = (ROOT / "autograd" / "reference.py").read_text()
+    code = [line for line in _without_docstrings(reference).splitlines() if line.strip()
+            and not line.strip().startswith("#")]
+    assert len(code) <= 60
+
+
+def _without_docstrings(source):
+    """``source`` with its docstrings blanked (the code lines are what a length limit is for)."""
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+                body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            for k in range(body[0].lineno - 1, body[0].end_lineno):
+                lines[k] = ""
+    return "\n".join(lines)
