@@ -15,6 +15,7 @@ if c_T is used, arrives in ``grad[T]``).
 """
 import numpy as np
 
+from ..blas import product
 from ..dtypes import floating
 from ..function import Function
 from ..xp import sigmoid_array
@@ -68,7 +69,7 @@ class LSTMSequence(Function):
         states[0], memory[0] = h0, c0
         for t in range(steps):
             a = acts[t]
-            np.matmul(states[t], w_t, out=a)
+            product(states[t], w_t, out=a)
             a += xs[t]
             a[:, :2 * size] = sigmoid_array(a[:, :2 * size])
             np.tanh(a[:, 2 * size:3 * size], out=a[:, 2 * size:3 * size])
@@ -102,13 +103,13 @@ class LSTMSequence(Function):
             i, f, g, o = gates[t]
             parts, dc = _lstm_gate_grads(dh, dc, cs[t], xp.tanh(cs[t + 1]), i, f, g, o)
             dxs[t] = _join(xp, parts, dxs, t)
-            dh = dxs[t] @ w_hh
+            dh = product(dxs[t], w_hh)
             if t:
                 dh = dh + grad[t - 1]
         if ctx.differentiable:
             dxs = xp.concatenate([d[None] for d in dxs], axis=0)
         flat = dxs.reshape((-1, dxs.shape[-1]))
-        dw = _transpose(xp, flat) @ hs[:steps].reshape((-1, hs.shape[-1]))
+        dw = product(_transpose(xp, flat), hs[:steps].reshape((-1, hs.shape[-1])))
         return dxs, dh, dc, dw
 
 
@@ -134,7 +135,7 @@ def _lstm_recompute(xp, xs, h0, c0, w_hh):
     h0, cs (list of c0 … c_T) and the gates of every step."""
     hs, cs, gates = [h0], [c0], []
     for t in range(xs.shape[0]):
-        i, f, g, o = _lstm_gates(xp, xs[t] + hs[-1] @ _transpose(xp, w_hh))
+        i, f, g, o = _lstm_gates(xp, xs[t] + product(hs[-1], _transpose(xp, w_hh)))
         cs.append(f * cs[-1] + i * g)
         hs.append(o * xp.tanh(cs[-1]))
         gates.append((i, f, g, o))
@@ -184,7 +185,7 @@ class GRUSequence(Function):
         hidden_n = np.empty((steps, batch, size), xg.dtype)     # h_{t-1}Wₕₙᵀ + bₕₙ
         states[0] = h0
         for t in range(steps):
-            hg = states[t] @ w_t
+            hg = product(states[t], w_t)
             if b_hh is not None:
                 hg += b_hh
             a = acts[t]
@@ -222,14 +223,14 @@ class GRUSequence(Function):
             input_parts, hidden_parts, dh = _gru_gate_grads(dh, hs[t], r, z, n, hn)
             dxg[t] = _join(xp, input_parts, dxg, t)
             dhg[t] = _join(xp, hidden_parts, dhg, t)
-            dh = dh + dhg[t] @ w_hh
+            dh = dh + product(dhg[t], w_hh)
             if t:
                 dh = dh + grad[t - 1]
         if ctx.differentiable:
             dxg = xp.concatenate([d[None] for d in dxg], axis=0)
             dhg = xp.concatenate([d[None] for d in dhg], axis=0)
         flat = dhg.reshape((-1, dhg.shape[-1]))
-        dw = _transpose(xp, flat) @ hs[:steps].reshape((-1, hs.shape[-1]))
+        dw = product(_transpose(xp, flat), hs[:steps].reshape((-1, hs.shape[-1])))
         return dxg, dh, dw, None if b_hh is None else flat.sum(axis=0)
 
 
@@ -238,7 +239,7 @@ def _gru_recompute(xp, xg, h0, w_hh, b_hh):
     hs, gates = [h0], []
     size = h0.shape[-1]
     for t in range(xg.shape[0]):
-        hg = hs[-1] @ _transpose(xp, w_hh)
+        hg = product(hs[-1], _transpose(xp, w_hh))
         hg = hg if b_hh is None else hg + b_hh
         x = xg[t]
         r = xp.sigmoid(x[..., :size] + hg[..., :size])

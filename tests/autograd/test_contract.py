@@ -99,9 +99,12 @@ def _nodes(*outputs):
 
 
 def _held_arrays(node):
-    """The ndarrays a node holds in its attributes (directly or in a tuple)."""
+    """The ndarrays a node holds in its attributes, slots included (directly or in a tuple)."""
     held = []
-    for value in vars(node).values():
+    slots = [name for cls in type(node).__mro__ for name in getattr(cls, "__slots__", ())]
+    values = list(getattr(node, "__dict__", {}).values())
+    values += [getattr(node, name) for name in slots if hasattr(node, name)]
+    for value in values:
         for v in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(v, np.ndarray) and v.size > 1:
                 held.append(v)
