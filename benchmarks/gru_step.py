@@ -6,8 +6,8 @@ as one product over all steps).
 """
 import numpy as np
 
-from benchmarks.common import main, training_step
-from benchmarks.lstm_step import BATCH, HIDDEN, INPUT, LR, NAMES, T, _outputs, _sigmoid
+from benchmarks.common import main
+from benchmarks.lstm_step import BATCH, HIDDEN, INPUT, LR, NAMES, T, _sigmoid, layer_step
 
 
 def _problem():
@@ -22,25 +22,11 @@ def _problem():
 
 
 def setup_dagrad():
-    from dagrad import autograd as ag
-    from dagrad import nn
-    from dagrad import optim
-    state, x, y = _problem()
-    model = nn.GRU(INPUT, HIDDEN)
-    model.load_state_dict(state)
-    optimizer = optim.SGD(model.parameters(), lr=LR)
-    return training_step(model, nn.MSELoss(), optimizer, ag.tensor(x), ag.tensor(y),
-                         forward=_outputs)
+    return layer_step("dagrad", "GRU", _problem)
 
 
 def setup_torch():
-    import torch
-    state, x, y = _problem()
-    model = torch.nn.GRU(INPUT, HIDDEN)
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    return training_step(model, torch.nn.MSELoss(), optimizer, torch.from_numpy(x),
-                         torch.from_numpy(y), forward=_outputs)
+    return layer_step("torch", "GRU", _problem)
 
 
 def numpy_step(state, x, y):

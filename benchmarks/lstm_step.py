@@ -30,26 +30,32 @@ def _outputs(model, x):
     return output
 
 
-def setup_dagrad():
+def layer_step(framework, layer, problem):
+    """One SGD step of the recurrent ``layer`` ("LSTM", "GRU") of ``framework`` ("dagrad" or
+    "torch") on ``problem()``'s weights, input and target: MSE on every output."""
+    state, x, y = problem()
+    if framework == "torch":
+        import torch
+        model = getattr(torch.nn, layer)(INPUT, HIDDEN)
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
+        return training_step(model, torch.nn.MSELoss(),
+                             torch.optim.SGD(model.parameters(), lr=LR), torch.from_numpy(x),
+                             torch.from_numpy(y), forward=_outputs)
     from dagrad import autograd as ag
     from dagrad import nn
     from dagrad import optim
-    state, x, y = _problem()
-    model = nn.LSTM(INPUT, HIDDEN)
+    model = getattr(nn, layer)(INPUT, HIDDEN)
     model.load_state_dict(state)
-    optimizer = optim.SGD(model.parameters(), lr=LR)
-    return training_step(model, nn.MSELoss(), optimizer, ag.tensor(x), ag.tensor(y),
-                         forward=_outputs)
+    return training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=LR),
+                         ag.tensor(x), ag.tensor(y), forward=_outputs)
+
+
+def setup_dagrad():
+    return layer_step("dagrad", "LSTM", _problem)
 
 
 def setup_torch():
-    import torch
-    state, x, y = _problem()
-    model = torch.nn.LSTM(INPUT, HIDDEN)
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    return training_step(model, torch.nn.MSELoss(), optimizer, torch.from_numpy(x),
-                         torch.from_numpy(y), forward=_outputs)
+    return layer_step("torch", "LSTM", _problem)
 
 
 def _sigmoid(x):
