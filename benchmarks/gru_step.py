@@ -8,17 +8,12 @@ import numpy as np
 
 from benchmarks.common import main
 from benchmarks.lstm_step import BATCH, HIDDEN, INPUT, LR, NAMES, T, _sigmoid, layer_step
+from benchmarks.lstm_step import _problem as lstm_problem
 
 
 def _problem():
-    """The same weights (PyTorch's default range), input and target for every framework."""
-    rng = np.random.default_rng(0)
-    bound = 1 / np.sqrt(HIDDEN)
-    shapes = [(3 * HIDDEN, INPUT), (3 * HIDDEN, HIDDEN), (3 * HIDDEN,), (3 * HIDDEN,)]
-    state = {n: rng.uniform(-bound, bound, s).astype(np.float32) for n, s in zip(NAMES, shapes)}
-    x = rng.standard_normal((T, BATCH, INPUT)).astype(np.float32)
-    y = rng.standard_normal((T, BATCH, HIDDEN)).astype(np.float32)
-    return state, x, y
+    """The LSTM workload's input and target, with weights for the GRU's 3 gate blocks."""
+    return lstm_problem(gates=3)
 
 
 def setup_dagrad():

@@ -13,11 +13,13 @@ LR = 0.01
 NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 
 
-def _problem():
-    """The same weights (PyTorch's default range), input and target for every framework."""
+def _problem(gates=4):
+    """The same weights (PyTorch's default range), input and target for every framework, for
+    a layer of ``gates`` gate blocks (LSTM 4, GRU 3)."""
     rng = np.random.default_rng(0)
     bound = 1 / np.sqrt(HIDDEN)
-    shapes = [(4 * HIDDEN, INPUT), (4 * HIDDEN, HIDDEN), (4 * HIDDEN,), (4 * HIDDEN,)]
+    rows = gates * HIDDEN
+    shapes = [(rows, INPUT), (rows, HIDDEN), (rows,), (rows,)]
     state = {n: rng.uniform(-bound, bound, s).astype(np.float32) for n, s in zip(NAMES, shapes)}
     x = rng.standard_normal((T, BATCH, INPUT)).astype(np.float32)
     y = rng.standard_normal((T, BATCH, HIDDEN)).astype(np.float32)
