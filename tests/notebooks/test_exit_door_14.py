@@ -171,7 +171,11 @@ def pytorch_or_fail(tmp_path):
     startup = tmp_path / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     (startup / "00-torchvision-operators.py").write_text(textwrap.dedent(TORCHVISION_OPERATORS))
-    return {"IPYTHONDIR": str(tmp_path / "ipython"), "MPLBACKEND": "Agg"}
+    # One OpenMP thread, as `make test` gives its own processes: with two test workers on two
+    # cores, PyTorch's spinning threads doubled this run's CPU time (33 s against 70 s).
+    # dagrad's kernel keeps a student's default, since its own thread policy is under test.
+    return {"IPYTHONDIR": str(tmp_path / "ipython"), "MPLBACKEND": "Agg",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @pytest.fixture(scope="module")
