@@ -131,6 +131,8 @@ def test_notebook_exercises_follow_the_protocol(path):
     numbers = []
     for i, (kind, text, tags) in enumerate(parts):
         for tag in tags:
+            if tag == "dagrad-only":        # left out when the lesson runs on PyTorch
+                continue
             role, _, ident = tag.partition(":")
             assert role in ("exercise", "check"), f"unknown tag {tag!r}"
             lesson, _, k = ident.partition(".")
@@ -193,7 +195,7 @@ def test_docs_list_every_notebook():
 
 
 
-PLANNED_TOPICS_AT_MOST = 7       # topics assigned to a lesson that does not teach them yet
+PLANNED_TOPICS_AT_MOST = 0       # topics assigned to a lesson that does not teach them yet (none now)
 
 
 def test_every_course_topic_is_mapped_to_the_lesson_that_teaches_it():
