@@ -58,7 +58,7 @@ READOUT = """
 import json as _json
 _X, _y = next(iter(data.val_dataloader()))          # LeNet's data: 16x16, not shuffled
 print(%r + _json.dumps({
-    "torch": torch.__name__, "d2l": d2l.__name__,
+    "torch": torch.__name__, "d2l": d2l.__name__, "offline": offline,
     "scratch_error": scratch_error, "concise_error": concise_error,
     "softmax_acc": softmax_acc, "mlp_acc": mlp_acc,
     "sigmoid_loss": float(sigmoid_loss), "lenet_acc": lenet_acc,
@@ -138,8 +138,9 @@ def printed(cell):
 
 
 def masked(text):
-    """``text`` with every number replaced by ``#`` and runs of spaces by one space."""
-    return re.sub(r" +", " ", NUMBER.sub("#", text))
+    """``text`` with every number replaced by ``#``, runs of spaces by one space, and no space
+    after a bracket (a tensor pads its positive numbers when one of them is negative)."""
+    return re.sub(r"\[ ", "[", re.sub(r" +", " ", NUMBER.sub("#", text)))
 
 
 def result(nb):
@@ -220,6 +221,16 @@ def test_both_runs_use_their_own_libraries(both_runs):
     ours, theirs = (result(nb) for (nb, _) in both_runs)
     assert (ours["torch"], ours["d2l"]) == ("dagrad.torch", "dagrad.d2l")
     assert (theirs["torch"], theirs["d2l"]) == ("torch", "d2l.torch")
+    assert ours["offline"] == theirs["offline"] == {}      # both read the files: no stand-in
+
+
+def test_only_a_dtype_name_may_print_differently():
+    assert as_dagrad_prints("torch.Size([256, 1, 28, 28]) torch.float32 torch.Size([256]) "
+                            "torch.int64") == ("torch.Size([256, 1, 28, 28]) float32 "
+                                               "torch.Size([256]) int64")
+    assert as_dagrad_prints("Linear output shape:\t torch.Size([1, 84])").endswith("([1, 84])")
+    assert masked("accuracy: 0.941, loss tensor([ 0.0022, -5e-03])") == \
+        masked("accuracy: 0.5, loss tensor([0.1, 2.0])") != masked("accuracy: 0.5, loss 0.1")
 
 
 def test_every_exercise_check_passes_on_both(both_runs):
