@@ -16,6 +16,7 @@ import numpy as np
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .inplace import restride, write
+from .missing import install_missing
 from .ops import composed, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .tensor import Tensor, raw_data
@@ -659,3 +660,4 @@ def install(cls, methods=TensorMethods):
 
 
 install(Tensor)
+install_missing(Tensor)     # after every method is in place
