@@ -16,7 +16,7 @@ import numpy as np
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .inplace import restride, write
-from .ops import composed, elementwise, indexing, linalg, reduction
+from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .tensor import Tensor, raw_data
 
@@ -39,6 +39,10 @@ class TensorMethods:
 
     def copy_(self, src):
         return write(self, "copy_", _assign, src, arithmetic=False)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return write(self, "fill_diagonal_", diagonal.filled_diagonal, fill_value, wrap=wrap,
+                     arithmetic=False)
 
     def uniform_(self, a=0.0, b=1.0):
         from .random import generator
@@ -568,6 +572,15 @@ class TensorMethods:
 
     def triu(self, diagonal=0):
         return composed.triu(self, diagonal)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return diagonal.diagonal(self, offset, dim1, dim2)
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return diagonal.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return diagonal.diag_embed(self, offset, dim1, dim2)
 
     def narrow(self, dim, start, length):
         return composed.narrow(self, dim, start, length)
