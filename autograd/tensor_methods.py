@@ -16,6 +16,7 @@ import numpy as np
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .inplace import restride, write
+from .scalars import checked_fill_value
 from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .tensor import Tensor, raw_data
@@ -35,6 +36,7 @@ class TensorMethods:
         return self.fill_(0)
 
     def fill_(self, value):
+        value = checked_fill_value(value, self.dtype, "fill_")
         return write(self, "fill_", _assign, value, arithmetic=False)
 
     def copy_(self, src):
@@ -643,7 +645,7 @@ def _check_t(x, what):
 
 def _elementwise(op, a, b):
     """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
-    a, b = promote(raw_data(a), raw_data(b))
+    a, b = promote(raw_data(a), raw_data(b), op=op.__name__)
     return Tensor._make(np.asarray(op(a, b)), None)
 
 
