@@ -38,6 +38,16 @@ clipping_verdict = "symptom"
 dz_by_hand = [1 / 3, -2 / 9, -2 / 9, 1 / 9]
 
 # %% exercise 06.5
+# s = √(σ² + ε) with the biased variance (here σ² = 9, s ≈ 3), ẑ = (z − μ)/s, δ_ẑ = γ δ_y
+s_ = np.sqrt(z_steps.var() + 1e-5)
+z_hat_ = (z_steps - z_steps.mean()) / s_
+d_z_hat_ = gamma_steps * dy_steps                      # (1.5, -1.5, 0.75, 0)
+path_direct = d_z_hat_ / s_                            # (0.5, -0.5, 0.25, 0)
+path_mean = np.full(4, -d_z_hat_.mean() / s_)          # -0.1875 / 3 = -0.0625 each
+path_variance = -z_hat_ * (d_z_hat_ * z_hat_).mean() / s_   # mean(δ_ẑ ẑ) = -0.3125
+dz_steps = path_direct + path_mean + path_variance     # ≈ (1/3, -0.597, 0.153, 0.111), sums to 0
+
+# %% exercise 06.6
 # Chain rule through μ and σ² (B rows, per column):
 #   δ_ẑ -> δ_z directly: δ_ẑ / s
 #   through μ:  Σ_i δ_ẑi · (-1/s) · (1/B)                    = -(1/s) mean(δ_ẑ)
@@ -61,7 +71,7 @@ class BatchNormNoAffine(ag.Function):
 # Treating μ and s as constants gives δ/s: it misses the two terms that remove δ's mean and its
 # component along ẑ (a change of every z_j by the same amount, or along ẑ, is normalised away).
 
-# %% exercise 06.7
+# %% exercise 06.8
 # (a) each weight moves 0.1 towards 0 and stops there: 0.3 -> 0.2, -0.05 -> 0 (|w| ≤ 0.1),
 #     0.12 -> 0.02, -0.4 -> -0.3. The subgradient step would send -0.05 to +0.05: it overshoots
 #     zero and the weight keeps flipping sign instead of settling at exactly 0.

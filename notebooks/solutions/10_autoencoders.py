@@ -43,3 +43,9 @@ delta_H_kl = np.tile(d_pi_hat / H_np.shape[0], (H_np.shape[0], 1))
 # (a) (4 - 1)·2 - 2 + 3 + 1 = 8: back to the 8x8 the stride-2 convolution started from
 # (b) (7 - 1)·2 - 2 + 4 = 14
 transposed_sizes = [8, 14]
+
+# %% exercise 10.8
+# With the codes fixed, L = Σ_{code 0} ‖x_n − c₀‖² + Σ_{code 1} ‖x_n − c₁‖², and
+# ∂L/∂c₁ = −2 Σ_{n: z_n = 1} (x_n − c₁) = 0 gives c₁ = the mean of the points with code 1.
+codes_ = X_bin @ w_start + b_start >= 0          # z_n = 1[w·x_n + b ≥ 0]
+c1_best = X_bin[codes_].mean(axis=0)

@@ -20,6 +20,15 @@ clipping_verdict = "fixes"
 dz_by_hand = [2 / 3, 0, 0, 0]
 
 # %% exercise 06.5
+# used δ_y where the formula needs δ_ẑ = γ δ_y: every term is 1/γ of the right one
+s_ = np.sqrt(z_steps.var() + 1e-5)
+z_hat_ = (z_steps - z_steps.mean()) / s_
+path_direct = dy_steps / s_
+path_mean = np.full(4, -dy_steps.mean() / s_)
+path_variance = -z_hat_ * (dy_steps * z_hat_).mean() / s_
+dz_steps = path_direct + path_mean + path_variance
+
+# %% exercise 06.6
 # treated μ and σ as constants: δ_z = δ / s
 class BatchNormNoAffine(ag.Function):
     def forward(ctx, z):
@@ -34,7 +43,7 @@ class BatchNormNoAffine(ag.Function):
         var = ((z - mu) ** 2).mean(axis=0, keepdims=True)
         return grad / (var + 1e-5) ** 0.5
 
-# %% exercise 06.7
+# %% exercise 06.8
 # expect: value
 # a subgradient step (w - 0.1 sign(w)), which pushes -0.05 past zero to +0.05; and every row
 # rescaled to norm c, also the row that was already inside the ball

@@ -42,3 +42,8 @@ delta_H_kl = np.tile(-target_pi / p_hat + (1 - target_pi) / (1 - p_hat), (H_np.s
 # expect: value
 # the convolution's formula used instead: floor((n + 2p - k) / s) + 1
 transposed_sizes = [2, 3]
+
+# %% exercise 10.8
+# expect: value
+# the mean of all the data: the decoder's output for code 1 ignoring which points get code 1
+c1_best = X_bin.mean(axis=0)
