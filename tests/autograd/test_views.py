@@ -248,7 +248,8 @@ def test_view_of_an_incompatible_layout_raises_pytorchs_error():
 
 
 # ---- the differential test: random chains on both libraries
-VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape", "diagonal"]
+VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape", "diagonal",
+         "no_grad_slice"]
 CHANGES = ["mul_", "add_", "add_x", "neg_", "fill_diagonal_"]
 
 
@@ -267,6 +268,9 @@ def _view(lib, t, kind):
         return t.narrow(0, 0, 1)
     if kind == "unbind":
         return t.unbind(0)[-1]
+    if kind == "no_grad_slice":   # changing it, or its base afterwards, raises in both
+        with lib.no_grad():
+            return t[1:]
     if kind == "diagonal":      # a 1-D tensor has no diagonal: take the one of its (1, n) view
         return t.diagonal(1, -2, -1) if t.ndim >= 2 else t.unsqueeze(0).diagonal()
     return t.reshape(-1)
