@@ -15,6 +15,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH_REQ := torch==2.13.0
+# Notebook 14's run on PyTorch with the book's own library (tests/notebooks/test_exit_door_14.py):
+# the torchvision of that torch, and d2l without its dependencies (they pin NumPy 1.x; the ones
+# it imports are in the test extra).
+BOOK_REQ := torchvision==0.28.0
+D2L_REQ := d2l==1.0.3
 
 TEST_THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
@@ -55,6 +60,9 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	$(PIP) install $(TORCH_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(TORCH_REQ) for the parity tests" >&2; exit 1; fi; \
 	  echo "warning: could not install $(TORCH_REQ); PyTorch parity tests will be skipped" >&2; }
+	$(PIP) install $(BOOK_REQ) && $(PIP) install --no-deps $(D2L_REQ) || { \
+	  if [ -n "$$CI" ]; then echo "error: could not install $(BOOK_REQ) $(D2L_REQ) for notebook 14's PyTorch run" >&2; exit 1; fi; \
+	  echo "warning: could not install $(BOOK_REQ) $(D2L_REQ); notebook 14's PyTorch run will be skipped" >&2; }
 	@touch $@
 
 # Graphviz's `dot` renders SVG. Install it when we can; never fail without it.

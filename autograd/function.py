@@ -214,24 +214,21 @@ class Function:
             ctx.inputs = (a if pa is None or pa is a else a._data,
                           b if pb is None or pb is b else b._data) if saves else ()
         else:
-            parents, shapes, kept, needed = [], [], [], False
+            parents = shapes = kept = ()
             for x in inputs:
                 if isinstance(x, Tensor) and x.requires_grad:
                     parent = x.grad_fn or x
-                    parents.append(parent)
-                    shapes.append(x._data.shape)
-                    kept.append(x if parent is x else x._data)
-                    needed = True
+                    parents += (parent,)
+                    shapes += (x._data.shape,)
+                    kept += (x if parent is x else x._data,)
                 else:
-                    parents.append(None)
-                    shapes.append(None)
-                    kept.append(x)
-            if not needed:
+                    parents += (None,)
+                    shapes += (None,)
+                    kept += (x,)
+            if shapes.count(None) == len(shapes):
                 return Tensor._make(out, None)
-            # tuples: the garbage collector stops tracking a tuple of shapes, and a graph of a
-            # million nodes spent half its building time in full collections
-            ctx.parents, ctx.input_shapes = tuple(parents), tuple(shapes)
-            ctx.inputs = tuple(kept) if saves else ()
+            ctx.parents, ctx.input_shapes = parents, shapes
+            ctx.inputs = kept if saves else ()
         ctx.tick = WRITES.tick
         ctx.watched = False
         return Tensor._make(out, ctx)

@@ -131,6 +131,8 @@ def test_notebook_exercises_follow_the_protocol(path):
     numbers = []
     for i, (kind, text, tags) in enumerate(parts):
         for tag in tags:
+            if tag == "dagrad-only":        # left out when the lesson runs on PyTorch
+                continue
             role, _, ident = tag.partition(":")
             assert role in ("exercise", "check"), f"unknown tag {tag!r}"
             lesson, _, k = ident.partition(".")

@@ -128,3 +128,27 @@ def _without_docstrings(source):
             for k in range(body[0].lineno - 1, body[0].end_lineno):
                 lines[k] = ""
     return "\n".join(lines)
+
+
+def test_the_engine_loop_calls_named_steps_only():
+    """``engine.run`` reads as the reference loop: every call in its body is a step of the
+    backward pass (or the grad-mode switch), and the formula is never called there directly
+    (its fast path lives inside ``propagate``)."""
+    run = next(f for f in _functions(ROOT / "autograd" / "engine.py") if f.name == "run")
+    called = set()
+    for node in ast.walk(run):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called.add(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "?"))
+    assert called <= {"BackwardPass", "start", "propagate", "finish_leaf", "pop",
+                      "isinstance", "set_grad_enabled"}, called
+    assert "backward" not in called
+
+
+def test_the_recording_rule_has_one_written_out_case():
+    """``Function.record`` writes the rule once as a loop, plus at most one unrolled case."""
+    record = next(f for f in _functions(ROOT / "autograd" / "function.py")
+                  if f.name == "record")
+    unrolled = [n for n in ast.walk(record) if isinstance(n, ast.Compare)
+                and isinstance(n.left, ast.Call) and getattr(n.left.func, "id", "") == "len"]
+    assert len(unrolled) <= 1

@@ -25,7 +25,7 @@ from .draw import draw
 from .embeddings import embedding_plot
 from .gradflow import GradNorms
 from .player import Player, player
-from .render import save
+from .saving import save
 from .sequence_gradients import sequence_gradient_norms
 from .steps import Frame, steps
 from .trace import Edge, Graph, Node, trace

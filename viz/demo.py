@@ -18,7 +18,7 @@ from dagrad.autograd.recording import record
 from .draw import draw
 from .gradflow import GradNorms
 from .player import player
-from .render import save
+from .saving import save
 from .steps import steps
 
 SIZES = [64, 64, 64, 64, 10]

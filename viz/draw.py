@@ -21,6 +21,7 @@ import warnings
 
 from . import colors
 from . import labels
+from .columns import has_time_steps
 from .render import digraph
 from .trace import Graph, trace
 
@@ -123,7 +124,7 @@ def render(graph, options, timeline=None, emphasis=None):
     ``emphasis`` marks chosen boxes and edges (``Emphasis``)."""
     layout = _Layout(graph, options)
     if len(layout.items) > options.max_nodes:
-        raise ValueError(_too_many(len(layout.items), graph, options))
+        raise ValueError(too_many(len(layout.items), graph, options))
     edges = _merged_edges(graph, layout)
     output = graph.root
     scale = colors.LogScale([colors.magnitude(g) for s, d, g, group in edges
@@ -299,7 +300,6 @@ def _auto_rankdir(graph):
     """Left to right for time steps (``viz.time_step``: one column per step); otherwise top to
     bottom when the longest chain has 3 operations or more (a deep graph laid out left to right
     is wider than a notebook), else left to right."""
-    from .columns import has_time_steps
     if has_time_steps(graph):
         return "LR"
     depth = {}
@@ -531,7 +531,7 @@ def module_types(params):
     return {path: type(m).__name__ for path, m in named() if path}
 
 
-def _too_many(count, graph, options):
+def too_many(count, graph, options):
     levels = max((n.module.count(".") + 1 for n in graph.nodes if n.module), default=0)
     if not levels:
         hint = ("Its operations ran outside any nn.Module, so depth cannot group them: draw a "

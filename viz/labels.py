@@ -1,5 +1,6 @@
 """Text for labels: numbers, arrays (in full when small, else shape with mean and norm)."""
 import html
+import re
 
 import numpy as np
 
@@ -67,3 +68,16 @@ def dtype(dt):
 def escape(text):
     """Text for a Graphviz HTML-like label."""
     return html.escape(str(text), quote=True)
+
+
+_DERIVATIVE = re.compile(r"\bd\w*/d|∂")
+
+
+def formula_part(formula, phase):
+    """The forward rule (``z = a * b``) or the derivative rule (``dz/da = b, dz/db = a``) of
+    an operation's formula ``z = a * b;   dz/da = b,   dz/db = a``."""
+    m = _DERIVATIVE.search(formula)
+    if m is None:
+        return formula
+    part = formula[:m.start()] if phase == "forward" else formula[m.start():]
+    return part.strip().rstrip(";,").strip() or formula

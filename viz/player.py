@@ -5,7 +5,7 @@ anywhere. It shows inline in Jupyter and opens in any browser."""
 import html
 import json
 
-from .render import save
+from .saving import save
 from .svgview import PICTURE_STYLE, new_uid, view_html
 
 _STYLE = """

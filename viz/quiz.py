@@ -114,8 +114,7 @@ def _mentions(rule, symbol):
 
 
 def _derivative_part(formula):
-    from .steps import _formula_part
-    return _formula_part(formula, "backward") if formula else ""
+    return labels.formula_part(formula, "backward") if formula else ""
 
 
 STYLE = """

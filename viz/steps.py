@@ -12,12 +12,12 @@ a state of that one picture (what is shown, what is highlighted), so the layout 
 and nothing a frame does not know yet is visible. Building the frames is linear in the size of
 the graph: each piece of the picture records the one frame at which it appears.
 """
-import re
 
 import numpy as np
 
 from . import labels
-from .draw import Options, Timeline, module_types, render
+from .draw import Options, Timeline, module_types, render, too_many
+from .quiz import rule_text
 from .render import svg as render_svg
 from .svgview import annotate, hold_legend, state_svg
 from .trace import trace
@@ -56,7 +56,7 @@ class Frame:
         self.node, self.picture = node, picture
         where = f" (module {node.module})" if node.module else ""
         self.title = f"{phase.capitalize()} {number}/{count}: {node.name}{where}"
-        self.formula = _formula_part(node.formula, phase)
+        self.formula = labels.formula_part(node.formula, phase)
         self.numbers = _numbers(picture.graph, node) if phase == "backward" else ""
 
     def svg(self):
@@ -87,8 +87,7 @@ def steps(root, values=True, shapes=True, modules="cluster", rankdir=None, max_n
                       module_types=module_types(params))
     ops = graph.ops
     if len(graph.nodes) > max_nodes:
-        from .draw import _too_many
-        raise ValueError(_too_many(len(graph.nodes), graph, options).replace(
+        raise ValueError(too_many(len(graph.nodes), graph, options).replace(
             "viz.draw", "viz.steps"))
     picture = Picture(graph, options, _timeline(graph, ops))
     count = len(ops)
@@ -123,7 +122,6 @@ def _numbers(graph, op):
     """What a backward frame of ``op`` computes, in numbers: for each input, the local rule
     δ_in = δ_out × ∂out/∂in with the values it uses, and the δ it gives (one line per input;
     δ's of more than NUMBERS_UP_TO elements are left to the picture)."""
-    from .quiz import rule_text
     lines = []
     for e in sorted(graph.edges_into(op.id), key=lambda e: e.slot):
         if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
@@ -136,14 +134,3 @@ def _numbers(graph, op):
     return "\n".join(lines)
 
 
-_DERIVATIVE = re.compile(r"\bd\w*/d|∂")
-
-
-def _formula_part(formula, phase):
-    """The forward rule (``z = a * b``) or the derivative rule (``dz/da = b, dz/db = a``) of
-    an operation's formula ``z = a * b;   dz/da = b,   dz/db = a``."""
-    m = _DERIVATIVE.search(formula)
-    if m is None:
-        return formula
-    part = formula[:m.start()] if phase == "forward" else formula[m.start():]
-    return part.strip().rstrip(";,").strip() or formula

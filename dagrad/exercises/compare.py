@@ -13,11 +13,14 @@ class NotANumber(TypeError):
 
 
 def answer_array(x, what="the answer"):
-    """``x`` (a number, nested list, ndarray, dagrad Tensor, or an object with a numeric
-    ``.data`` such as a micrograd ``Value``) as a float64 ndarray."""
+    """``x`` (a number, nested list, ndarray, dagrad or PyTorch tensor, or an object with a
+    numeric ``.data`` such as a micrograd ``Value``) as a float64 ndarray."""
     from dagrad.autograd import Tensor
     if isinstance(x, Tensor):
         return np.array(x.numpy(), dtype=np.float64)
+    if all(callable(getattr(x, m, None)) for m in ("detach", "cpu", "numpy")):
+        # a PyTorch tensor: NumPy cannot read one that requires grad or lives on a GPU
+        x = x.detach().cpu().numpy()
     if isinstance(x, (str, bytes)):
         raise NotANumber(f"{what} is the text {x!r}; write a number (without quotes)")
     if not isinstance(x, (np.ndarray, list, tuple, int, float, np.number, bool, np.bool_)):

@@ -9,6 +9,7 @@ import pytest
 from dagrad import autograd as ag
 from dagrad.exercises import CheckResult, check_choice, check_shape, check_value
 from dagrad.exercises.result import NOT_ANSWERED
+from tests.helpers import torch_or_skip
 
 
 @pytest.mark.parametrize("blank", [None, ...])
@@ -97,3 +98,19 @@ def test_result_text_and_html_escape_the_message():
     html = r._repr_html_()
     assert "a &lt;b&gt; &amp; c" in html and "<table" in html
     assert "x  y" in str(r)
+
+
+def test_checks_take_pytorch_values():
+    """A lesson run on PyTorch (notebook 14 through the exit door) hands the checks PyTorch's
+    tensors, shapes and numbers: they judge them as they judge dagrad's, right or wrong."""
+    torch = torch_or_skip()
+    answer = torch.tensor([0.5, 1.0], requires_grad=True) * 1     # requires grad: not a leaf
+    assert check_value(answer, [0.5, 1.0])
+    assert check_value(torch.tensor(0.5), 0.5)
+    assert check_value(0.5, torch.tensor(0.5, dtype=torch.float64))
+    wrong = check_value(answer * 2, torch.tensor([0.5, 1.0]))
+    assert not wrong and wrong.diagnosis == "value" and "2" in wrong.message
+    assert check_shape(torch.zeros(1, 2).shape, torch.Size([1, 2]))
+    assert check_shape((1, 2), torch.zeros(1, 2))
+    transposed = check_shape((2, 1), torch.Size([1, 2]))
+    assert not transposed and "another order" in transposed.message

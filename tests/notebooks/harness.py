@@ -108,18 +108,21 @@ def through_last_check(nb):
     return nb
 
 
-def execute(nb, log_path):
-    """Run `nb` top to bottom in a fresh kernel from the notebooks folder, with the checks
-    logging to `log_path`; return the logged records, in order. Raises nbclient's
-    CellExecutionError (naming the cell and its traceback) if any cell fails."""
+def execute(nb, log_path, folder=NOTEBOOK_DIR, env=None):
+    """Run `nb` top to bottom in a fresh kernel from `folder` (the notebooks folder unless
+    given; the book's data is at ``../data`` from there), with the checks logging to
+    `log_path` and the variables `env` added to the kernel's environment; return the logged
+    records, in order. Raises nbclient's CellExecutionError (naming the cell and its
+    traceback) if any cell fails."""
     import nbclient
     log_path = pathlib.Path(log_path)
     log_path.write_text("", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
-    env[LOG_VARIABLE] = str(log_path)
+    kernel_env = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
+    kernel_env.update(env or {})
+    kernel_env[LOG_VARIABLE] = str(log_path)
     client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
-    client.execute(env=env)
+                                     resources={"metadata": {"path": str(folder)}})
+    client.execute(env=kernel_env)
     return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 
