@@ -152,3 +152,14 @@ def test_the_recording_rule_has_one_written_out_case():
     unrolled = [n for n in ast.walk(record) if isinstance(n, ast.Compare)
                 and isinstance(n.left, ast.Call) and getattr(n.left.func, "id", "") == "len"]
     assert len(unrolled) <= 1
+
+
+def test_the_line_counts_docs_give_for_the_students_path_are_true():
+    """docs/autograd.md tells the student how long each file of the reading path is."""
+    import re
+    text = (ROOT / "docs" / "autograd.md").read_text()
+    claims = re.findall(r"`((?:autograd)/[\w/]+\.py)` \(([\d,]+) lines\)", text)
+    assert len(claims) >= 5
+    for path, count in claims:
+        actual = len((ROOT / path).read_text().splitlines())
+        assert int(count.replace(",", "")) == actual, f"{path}: docs say {count}, file has {actual}"

@@ -79,22 +79,47 @@ _SCRIPT = """
       show(current + 1);
     }}, {interval});
   }};
+  // A key the player uses is marked handled (preventDefault): a host with its own use for it
+  // (JupyterLab moves between headings with the arrows) then leaves it alone.
   root.addEventListener("keydown", function (e) {{
     if (e.target.tagName === "INPUT" && e.target.type === "text") return;   // typing a δ
-    if (e.key === "ArrowRight") {{ stop(); show(current + 1); e.preventDefault(); }}
-    if (e.key === "ArrowLeft") {{ stop(); show(current - 1); e.preventDefault(); }}
+    var step = {{ArrowRight: 1, ArrowLeft: -1}}[e.key];
+    if (!step) return;
+    stop(); show(current + step); e.preventDefault();
   }});
   show(0);
-  // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when its
-  // buttons scroll into view, unless something else has the focus (a text box, another player).
-  // It does not scroll the page to do so, and the wheel still scrolls the page.
+  // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when at
+  // least half of it (or of the screen, for a tall one) comes into view, unless the reader is
+  // typing (a text box, a notebook cell's editor) or another picture in view has the focus. It
+  // does not scroll the page to do so, and the wheel still scrolls the page. Taking the focus is
+  // not the reader choosing the player, so the host is not told (the focusin event stops here):
+  // JupyterLab keeps its selected cell, and Shift+Enter runs that cell, not the player's.
+  var claiming = false;
+  root.addEventListener("focusin", function (e) {{ if (claiming) e.stopPropagation(); }});
+  function typing(el) {{
+    return el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);
+  }}
+  function inView(el) {{
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight;
+  }}
+  function claimKeys() {{
+    var a = document.activeElement;
+    if (a && a !== document.body) {{
+      var other = a.closest(".vz-viewer");
+      if (other === root || typing(a) || (other && inView(other))) return;
+    }}
+    claiming = true;
+    try {{ root.focus({{preventScroll: true}}); }} finally {{ claiming = false; }}
+  }}
   if ("IntersectionObserver" in window) {{
     new IntersectionObserver(function (entries) {{
       entries.forEach(function (e) {{
-        var free = !document.activeElement || document.activeElement === document.body;
-        if (e.isIntersecting && free) root.focus({{preventScroll: true}});
+        var screen = e.rootBounds ? e.rootBounds.height : window.innerHeight;
+        var half = 0.5 * Math.min(e.boundingClientRect.height, screen);
+        if (e.isIntersecting && e.intersectionRect.height >= half) claimKeys();
       }});
-    }}, {{threshold: 1}}).observe(root.querySelector(".vz-controls"));
+    }}, {{threshold: [0, 0.25, 0.5, 0.75, 1]}}).observe(root);
   }}
 }})();
 """

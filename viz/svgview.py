@@ -155,12 +155,15 @@ def inline(svg, prefix):
     return svg[:head.start()] + opening + svg[head.end():]
 
 
+# The picture is scaled by its transform alone: hosts cap an output's svg at max-width: 100%
+# (JupyterLab does), which would shrink it a second time.
 VIEW_STYLE = """
 #{uid} .vz-view {{ position: relative; overflow: auto; width: 100%; border: 1px solid #ddd;
   background: white; cursor: grab; }}
 #{uid} .vz-view.vz-dragging {{ cursor: grabbing; }}
 #{uid} .vz-sizer {{ position: relative; }}
-#{uid} .vz-sizer > svg {{ position: absolute; left: 0; top: 0; transform-origin: 0 0; }}
+#{uid} .vz-sizer > svg {{ position: absolute; left: 0; top: 0; transform-origin: 0 0;
+  max-width: none; max-height: none; }}
 #{uid} .vz-zoom {{ display: flex; gap: 4px; margin: 4px 0; align-items: center;
   font-family: Helvetica, Arial, sans-serif; font-size: 13px; color: #555; }}
 #{uid} .vz-zoom button {{ font-size: 13px; padding: 1px 8px; cursor: pointer; }}
@@ -192,10 +195,18 @@ VIEW_SCRIPT = """
     root.querySelector(".vz-scale").textContent = Math.round(100 * s) + "%";
   }}
   function fitScale() {{ return Math.min(1, view.clientWidth / w); }}
+  function boxHeight(room) {{
+    view.style.height = Math.min(h * s + 20, Math.max(240, room * 0.8)) + "px";
+  }}
   function start() {{
     s = Math.max(fitScale(), Math.min(1, readable));
-    view.style.height = Math.min(h * s + 20, Math.max(240, window.innerHeight * 0.8)) + "px";
-    apply(); view.scrollLeft = 0; view.scrollTop = 0;
+    apply(); boxHeight(window.innerHeight);
+    // in a notebook the page scrolls inside a panel lower than the window: the box fits in it
+    var scroller = pageScroller();
+    if (scroller !== (document.scrollingElement || document.documentElement)) {{
+      boxHeight(Math.min(window.innerHeight, scroller.clientHeight));
+    }}
+    view.scrollLeft = 0; view.scrollTop = 0;
   }}
   function zoom(f, cx, cy) {{
     var n = Math.max(0.05, Math.min(8, s * f));
