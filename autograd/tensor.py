@@ -13,7 +13,6 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 import numpy as np
 
 from .device import check_device
-from .missing import missing_tensor_attribute
 from .scalars import checked_integer_array
 from .size import Size
 
@@ -373,14 +372,6 @@ class Tensor:
 
     def is_floating_point(self):
         return _is_float(self._data.dtype)
-
-    def __getattr__(self, name):
-        """Only for attributes the tensor lacks: one that ``torch.Tensor`` has raises
-        ``NotInDagradError`` naming it (and what to use instead), any other the usual
-        AttributeError."""
-        if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        raise missing_tensor_attribute(name)
 
     def __format__(self, spec):
         """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""

@@ -16,9 +16,10 @@ import numpy as np
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .inplace import restride, write
-from .scalars import checked_fill_value
+from .missing import install_missing
 from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
+from .scalars import checked_fill_value
 from .tensor import Tensor, raw_data
 
 
@@ -674,3 +675,4 @@ def install(cls, methods=TensorMethods):
 
 
 install(Tensor)
+install_missing(Tensor)     # after every method is in place
