@@ -13,6 +13,7 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 import numpy as np
 
 from .device import check_device
+from .scalars import checked_integer_array
 from .size import Size
 
 _tuple_new = tuple.__new__
@@ -69,12 +70,18 @@ def real_array(data, dtype=None):
     (booleans, integers, floating point), saying why and what to do."""
     try:
         arr = as_array(data, dtype)
+    except OverflowError:             # a value outside the integer dtype asked for
+        if dtype is None or np.dtype(dtype).kind not in "iu":
+            raise
+        arr = checked_integer_array(data, dtype)
     except ValueError as e:
         if "inhomogeneous" not in str(e):
             raise
         raise ValueError(f"tensor: the nested sequences are ragged (rows of different lengths), "
                          f"so they do not make one array; pad the rows to one length or keep "
                          f"them as separate tensors ({e})") from None
+    if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
+        arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
     if arr.dtype.kind not in REAL_KINDS:
         raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
                         f"{not_real_message(arr.dtype, data)}")
