@@ -90,10 +90,12 @@ _SCRIPT = """
   show(0);
   // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when at
   // least half of it (or of the screen, for a tall one) comes into view, unless the reader is
-  // typing (a text box, a notebook cell's editor) or another picture in view has the focus. It
-  // does not scroll the page to do so, and the wheel still scrolls the page. Taking the focus is
-  // not the reader choosing the player, so the host is not told (the focusin event stops here):
-  // JupyterLab keeps its selected cell, and Shift+Enter runs that cell, not the player's.
+  // typing (a text box, a notebook cell's editor), another picture in view has the focus, or
+  // the focus is outside the page the player is in (JupyterLab's file browser beside the
+  // notebook). It does not scroll the page to do so, and the wheel still scrolls the page.
+  // Taking the focus is not the reader choosing the player, so the host is not told (the
+  // focusin event stops here): JupyterLab keeps its selected cell, and Shift+Enter runs that
+  // cell, not the player's.
   var claiming = false;
   root.addEventListener("focusin", function (e) {{ if (claiming) e.stopPropagation(); }});
   function typing(el) {{
@@ -108,6 +110,7 @@ _SCRIPT = """
     if (a && a !== document.body) {{
       var other = a.closest(".vz-viewer");
       if (other === root || typing(a) || (other && inView(other))) return;
+      if (!root.vzPageScroller().contains(a)) return;
     }}
     claiming = true;
     try {{ root.focus({{preventScroll: true}}); }} finally {{ claiming = false; }}

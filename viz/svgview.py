@@ -234,6 +234,7 @@ VIEW_SCRIPT = """
     }}
     return document.scrollingElement || document.documentElement;
   }}
+  root.vzPageScroller = pageScroller;
   view.addEventListener("wheel", function (e) {{
     if (!(engaged || e.ctrlKey || e.metaKey)) {{             // the page scrolls ...
       if (view.scrollHeight > view.clientHeight || view.scrollWidth > view.clientWidth) {{

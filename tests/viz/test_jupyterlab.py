@@ -10,6 +10,7 @@ and owns the arrow keys in command mode. What is checked there:
     panel with its controls, and scrolls inside its box (drag);
 (d) once it is in view the player has the keyboard focus without a click, ArrowRight steps it,
     and JupyterLab keeps the next cell selected (Shift+Enter runs that cell, not the player's);
+    it does not take the focus from the file browser;
 (e) the colour legend shows no number in a forward frame, and shows them in backward frame 1;
 and a notebook saved with its outputs elsewhere (not trusted, so JupyterLab strips scripts and
 inline SVG) shows each picture as a still image until its cells are run.
@@ -62,6 +63,7 @@ PANEL = "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Windo
 PANEL_TOP = f"() => {PANEL}.scrollTop"
 SCROLLED = f"top => Math.abs({PANEL}.scrollTop - top) > 200"      # the notebook moved
 SCALE = "sel => document.querySelector(sel + ' .vz-scale').textContent"
+IN_FILE_BROWSER = "() => document.activeElement.closest('.jp-DirListing') !== null"
 ACTIVE_CELL = "() => document.querySelector('.jp-Notebook .jp-Cell.jp-mod-active').textContent"
 # The label sizes in CSS px of the player's visible <text> elements.
 LABEL_PX = """() => Array.from(document.querySelectorAll(".vz-player svg text")).filter(t => {
@@ -141,7 +143,8 @@ def free_port():
 
 def lab_environment(home):
     """Jupyter's configuration, data, runtime and settings in ``home``: nothing of the user's
-    is read or written, and the news notification stays off."""
+    is read or written, the news notification stays off, and a notebook starts its preferred
+    kernel without asking (JupyterLab sometimes asks while it joins a running kernel)."""
     env = dict(os.environ)
     for name, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
                       ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
@@ -151,6 +154,10 @@ def lab_environment(home):
     labconfig.mkdir(parents=True)
     (labconfig / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    notebook_settings = home / "settings" / "@jupyterlab" / "notebook-extension"
+    notebook_settings.mkdir(parents=True)
+    (notebook_settings / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"autoStartDefaultKernel": True}))
     return env
 
 
@@ -387,4 +394,19 @@ def student_session(page, errors):
     page.keyboard.up("Control")
     page.wait_for_function(f"s => ({SCALE})('.vz-player') !== s", arg=scale)
     assert page.evaluate(PANEL_TOP) == top
+
+    # (d) the player leaves the keys where the reader put them outside the notebook
+    page.evaluate(f"() => {PANEL}.scrollTop = 0")                  # the player out of view
+    page.locator(".jp-DirListing-item").first.click()              # the file browser
+    assert page.evaluate(IN_FILE_BROWSER)
+    page.locator(".vz-player .vz-controls").scroll_into_view_if_needed()   # back in view
+    settle(page)
+    assert page.evaluate(IN_FILE_BROWSER), "the player took the focus from the file browser"
     assert errors == [], f"script errors in the page: {errors}"
+
+
+def settle(page):
+    """Let the page lay out, paint and deliver its observers' callbacks (two frames, then a
+    task) before checking that something did not happen."""
+    page.evaluate("""() => new Promise(done => requestAnimationFrame(() =>
+        requestAnimationFrame(() => setTimeout(done, 100))))""")
