@@ -4,7 +4,6 @@ pretrained vectors (GloVe, fastText) read from their local text files. The rando
 Python's ``random``, as the book's do."""
 import collections
 import math
-import os
 import random
 
 from dagrad import torch
