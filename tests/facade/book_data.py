@@ -85,3 +85,22 @@ def write_airfoil(root, n=1503, seed=0):
     path = root / "airfoil_self_noise.dat"
     np.savetxt(path, np.column_stack([X, y]), delimiter="\t", fmt="%.6g")
     return path
+
+
+def write_wikitext(root, n_paragraphs=40, seed=0):
+    """``root/wikitext-2/wiki.train.tokens`` in WikiText's layout: " = Title = " headings, blank
+    lines of one space, and paragraph lines of sentences ending " . ", words from ``WORDS``
+    (each seen well over five times, so the vocabulary keeps them)."""
+    rng = np.random.default_rng(seed)
+    lines = [" = The Time Traveller = \n", " \n"]
+    for p in range(n_paragraphs):
+        sentences = [" ".join(WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(3, 8)))
+                     for _ in range(rng.integers(2, 6))]
+        lines += [" " + " . ".join(sentences).capitalize() + " . \n", " \n"]
+        if p % 10 == 9:
+            lines += [f" = = Part {p // 10} = = \n", " \n"]
+    folder = root / "wikitext-2"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "wiki.train.tokens"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
