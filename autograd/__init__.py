@@ -36,6 +36,7 @@ from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, 
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, pad, permute, repeat,
                         reshape, split, squeeze, stack, transpose, unbind, unflatten,
                         unsqueeze)
+from .ops.diagonal import diag_embed, diagonal, diagonal_scatter
 from .ops.composed import (argsort, bmm, ceil, cosh, cumsum, diag, floor, meshgrid, narrow,
                            repeat_interleave, round, sign, sinh, sort, square, topk, tril, triu)
 from .random import Generator, generator, manual_seed

@@ -8,6 +8,7 @@ import numpy as np
 from .args import size_arg
 from .device import check_device
 from .random import generator, numpy_generator
+from .scalars import check_python_int, checked_fill_value
 from .tensor import DEFAULT_DTYPE, Tensor, raw_data
 
 
@@ -115,8 +116,9 @@ def empty(*size_args, size=None, dtype=None, device=None, requires_grad=False):
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A tensor of shape ``size`` filled with ``fill_value``."""
     if dtype is None:
-        dtype = np.asarray(fill_value).dtype
-        dtype = DEFAULT_DTYPE if dtype == np.float64 else dtype
+        dtype = np.asarray(check_python_int(fill_value, "full")).dtype
+        dtype = DEFAULT_DTYPE if dtype == np.float64 else np.int64 if dtype == np.uint64 else dtype
+    fill_value = checked_fill_value(fill_value, dtype, "full")
     return _new(np.full(size_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad,
                 device, "full")
 
@@ -134,6 +136,7 @@ def empty_like(x, dtype=None, device=None, requires_grad=False):
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    fill_value = checked_fill_value(fill_value, dtype or x.dtype, "full_like")
     return _new(np.full(x.shape, fill_value, dtype or x.dtype), requires_grad, device,
                 "full_like")
 
@@ -162,8 +165,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     disagree with the sign of ``step`` raises, as in PyTorch."""
     if end is None:
         start, end = 0, start
-    start, end, step = (raw_data(v).item() if isinstance(v, Tensor) else v
-                        for v in (start, end, step))
+    start, end, step = (check_python_int(raw_data(v).item() if isinstance(v, Tensor) else v,
+                                         "arange") for v in (start, end, step))
     if step == 0:
         raise RuntimeError(f"arange: step must be nonzero (start={start}, end={end})")
     if (end - start) * step < 0:

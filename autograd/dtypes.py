@@ -44,6 +44,7 @@ import inspect
 
 import numpy as np
 
+from .scalars import check_python_int, checked_fill_value, wrapped_int
 from .tensor import DEFAULT_DTYPE, Tensor, as_array, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
@@ -89,9 +90,10 @@ def _scalar_dtype(x):
     return None
 
 
-def result_type(*operands):
+def result_type(*operands, op="result_type"):
     """The dtype PyTorch gives an operation on ``operands`` (Tensors, arrays, numbers; None is
-    skipped). See the module docstring for the rule."""
+    skipped). See the module docstring for the rule. A Python int PyTorch cannot read (beyond
+    uint64) raises ``OverflowError`` naming ``op``, as PyTorch's "int too big to convert"."""
     dims = zero_dim = scalars = None
     numpy_arrays, numbers = [], []
     for x in operands:
@@ -105,6 +107,7 @@ def result_type(*operands):
         else:
             d = _scalar_dtype(x)
             if d is not None:
+                check_python_int(x, op)
                 scalars = promote_types(scalars, d)
                 numbers.append(x.item() if isinstance(x, np.generic) else x)
                 continue
@@ -130,18 +133,24 @@ def _combine(higher, lower):
     return lower
 
 
-def promote(*operands, to_float=False):
+def promote(*operands, to_float=False, op="promote", checked=False):
     """``operands`` converted to their common dtype (``result_type``; at least float32 with
     ``to_float``). Tensors stay Tensors (cast through a recorded operation when they require
-    grad), arrays stay arrays, NumPy scalars become Python numbers."""
+    grad), arrays stay arrays, NumPy scalars become Python numbers, and a Python int beyond an
+    integer dtype wraps as in PyTorch's arithmetic (``scalars.wrapped_int``), or raises with
+    ``checked`` (PyTorch's ``where`` and ``clamp`` check). ``op`` names the operation in
+    errors."""
     try:
-        dtype = result_type(*operands)
+        dtype = result_type(*operands, op=op)
     except TypeError:
         return operands      # not numbers: the operation itself reports what is wrong
     if to_float and category(dtype) < FLOATING:
         dtype = _DEFAULT
     if not any(isinstance(x, (Tensor, np.ndarray)) for x in operands):
         return tuple(None if x is None else np.asarray(x, dtype) for x in operands)
+    if checked and dtype.kind in "iu":
+        for x in operands:
+            checked_fill_value(x, dtype, op)
     return tuple(_convert(x, dtype) for x in operands)
 
 
@@ -155,6 +164,8 @@ def _convert(x, dtype):
         return x if x.dtype == dtype else x.astype(dtype)
     if isinstance(x, np.generic):
         return x.item()            # a Python number: NumPy never raises an array's precision
+    if type(x) is int and dtype.kind in "iu":
+        return wrapped_int(x, dtype)
     if x is None or isinstance(x, (bool, int, float)):
         return x
     return as_array(x).astype(dtype, copy=False)
@@ -183,8 +194,8 @@ def arrays_of(inputs):
     return [raw_data(x) for x in inputs]
 
 
-def _converted(inputs, to_float):
-    inputs = promote(*inputs, to_float=to_float)
+def _converted(inputs, to_float, op):
+    inputs = promote(*inputs, to_float=to_float, op=op.__name__)
     return inputs, arrays_of(inputs)
 
 
@@ -300,13 +311,13 @@ def floats_alike(inputs):
 @guarded_by(pair_of_one_dtype)
 def promote_inputs(op, inputs):
     """Rule ``promote``: all inputs converted to ``result_type(*inputs)``."""
-    return _converted(inputs, False)
+    return _converted(inputs, False, op)
 
 
 @guarded_by(float_pair)
 def promote_inputs_to_float(op, inputs):
     """Rule ``promote_to_float``: as ``promote``, with integer and bool results made float32."""
-    return _converted(inputs, True)
+    return _converted(inputs, True, op)
 
 
 @guarded_by(float_pair_of_one_dtype)

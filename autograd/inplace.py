@@ -26,7 +26,7 @@ import numpy as np
 
 from .dtypes import category
 from .function import Function
-from .grad_mode import STATE
+from .grad_mode import STATE, enable_grad
 from .tensor import Tensor
 from .versions import WRITES, mark_written
 
@@ -50,7 +50,7 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
     in_graph = STATE.enabled and (tensor.requires_grad or any(
         isinstance(x, Tensor) and x.requires_grad for x in operands))
     if in_graph:
-        _refuse_multi_output_view(tensor, what)
+        _refuse_view_that_cannot_follow(tensor, what)
         base_views = _views_to_rebase(tensor, what)
         # The stand-in owns a copy: a new node may save the old values we are overwriting.
         old = Tensor._make(tensor._data.copy(), tensor.grad_fn)
@@ -80,9 +80,11 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
     return tensor
 
 
-def _refuse_multi_output_view(tensor, what):
-    """PyTorch's error for an in-place change of one of the views a function returns
-    several of (split, chunk, unbind)."""
+def _refuse_view_that_cannot_follow(tensor, what):
+    """PyTorch's errors for an in-place change, recorded in the graph, of a view whose history
+    cannot be rebased: one of the views a function returns several of (split, chunk,
+    unbind), or a view made under ``no_grad()`` (which would change a base that requires grad
+    without the graph knowing which mode was meant)."""
     if tensor.__dict__.get("_multi_output"):
         raise RuntimeError(
             f"{what}: this tensor is one of the views {tensor._multi_output} returns, and "
@@ -90,6 +92,14 @@ def _refuse_multi_output_view(tensor, what):
             f"returns multiple views. Such functions do not allow the output views to be "
             f"modified inplace. You should replace the inplace operation by an "
             f"out-of-place one (or clone() the view first).")
+    if tensor.__dict__.get("_no_grad_view"):
+        raise RuntimeError(
+            f"{what}: A view was created in no_grad mode and is being modified inplace with "
+            f"grad mode enabled (this tensor, or the view it was taken from, was made under "
+            f"no_grad()). Given that this use case is ambiguous and error-prone, it is "
+            f"forbidden, as in PyTorch. Move both the view and the in-place change inside the "
+            f"no_grad() block (if the change should not be recorded), or both outside it (if "
+            f"it should), or change a clone() of the view.")
 
 
 def regenerate_views(tensor, rebased):
@@ -108,16 +118,26 @@ def regenerate_views(tensor, rebased):
     for view in alive:
         if id(view) in rebased:
             continue
-        parent = view._view_of
-        if not parent.requires_grad:
+        if not view._view_of.requires_grad:
             continue
-        if view.__dict__.get("_multi_output"):
-            stand_in = Tensor._make(parent._data, parent.grad_fn)
-            stand_in.requires_grad = True
-            node = _StaleView.apply(stand_in, op=view._multi_output).grad_fn
+        if _why_stale(view):
+            make_stale(view)
         else:
-            node = _view_node(view)
-        view.grad_fn, view.requires_grad = node, True
+            view.grad_fn, view.requires_grad = _view_node(view), True
+
+
+def make_stale(view):
+    """Give ``view``, whose history cannot be regenerated after an in-place change of its
+    memory (``_why_stale``), a history whose backward raises PyTorch's error. Called for writes
+    recorded in the graph (``regenerate_views``) and for writes outside it too (``versions.
+    share_version``: a no_grad view of a weight an optimizer step then changed), so it records
+    its one node whatever the grad mode."""
+    parent = view._view_of
+    stand_in = Tensor._make(parent._data, parent.grad_fn)
+    stand_in.requires_grad = True
+    with enable_grad():
+        view.grad_fn = _StaleView.apply(stand_in, why=_why_stale(view)).grad_fn
+    view.requires_grad = True
 
 
 def restride(tensor, what, view_op, *args):
@@ -138,22 +158,36 @@ def restride(tensor, what, view_op, *args):
     return tensor
 
 
-class _StaleView(Function):
-    """The history of a view that one of several outputs of ``op`` (``unbind``) made, after its
-    base changed in place: PyTorch cannot regenerate such views, and neither do we; a backward
-    through it raises PyTorch's error."""
+def _why_stale(view):
+    """PyTorch's error for a backward through ``view`` after its base changed in place, when
+    the view's history cannot be regenerated; None when it can."""
+    if view.__dict__.get("_multi_output"):
+        return (f"Output of {view._multi_output} is a view and its base or another view of its "
+                f"base has been modified inplace. This view is the output of a function that "
+                f"returns multiple views. Such functions do not allow the output views to be "
+                f"modified inplace. You should replace the inplace operation by an "
+                f"out-of-place one (or clone() the views first).")
+    if view.__dict__.get("_no_grad_view"):
+        return ("A view was created in no_grad mode and its base or another view of its base "
+                "has been modified inplace with grad mode enabled. Given that this use case is "
+                "ambiguous and error-prone, it is forbidden, as in PyTorch. Take the view "
+                "again after the in-place change (outside no_grad() if its gradient should "
+                "flow to the base), or clone() it under no_grad() if it should keep the old "
+                "values.")
+    return None
 
-    def forward(ctx, x, op):
-        ctx.op = op
+
+class _StaleView(Function):
+    """The history of a view that cannot be regenerated after its base changed in place (one
+    of several outputs of ``unbind``, a view made under ``no_grad``): PyTorch cannot regenerate
+    such views, and neither do we; a backward through it raises PyTorch's error, ``why``."""
+
+    def forward(ctx, x, why):
+        ctx.why = why
         return x
 
     def backward(ctx, grad):
-        raise RuntimeError(
-            f"Output of {ctx.op} is a view and its base or another view of its base has been "
-            f"modified inplace. This view is the output of a function that returns multiple "
-            f"views. Such functions do not allow the output views to be modified inplace. You "
-            f"should replace the inplace operation by an out-of-place one (or clone() the "
-            f"views first).")
+        raise RuntimeError(ctx.why)
 
 
 def _copy_into(tensor, values, what):

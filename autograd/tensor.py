@@ -13,7 +13,7 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 import numpy as np
 
 from .device import check_device
-from .missing import missing_tensor_attribute
+from .scalars import checked_integer_array
 from .size import Size
 
 _tuple_new = tuple.__new__
@@ -70,12 +70,20 @@ def real_array(data, dtype=None):
     (booleans, integers, floating point), saying why and what to do."""
     try:
         arr = as_array(data, dtype)
+    except OverflowError:             # a value outside the integer dtype asked for
+        if dtype is None or np.dtype(dtype).kind not in "iu":
+            raise
+        arr = checked_integer_array(data, dtype)
     except ValueError as e:
         if "inhomogeneous" not in str(e):
             raise
         raise ValueError(f"tensor: the nested sequences are ragged (rows of different lengths), "
                          f"so they do not make one array; pad the rows to one length or keep "
                          f"them as separate tensors ({e})") from None
+    if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
+        arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
+    if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
+        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT_DTYPE)   # [1.5, 2**70]
     if arr.dtype.kind not in REAL_KINDS:
         raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
                         f"{not_real_message(arr.dtype, data)}")
@@ -114,6 +122,21 @@ def _too_big_int(data):
         elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
             return item
     return None
+
+
+def _python_numbers_with_a_float(data):
+    """Whether nested lists ``data`` hold only Python numbers, one a float at least: PyTorch
+    then makes them all floating point, ints beyond int64 included."""
+    pending, seen_float = [data], False
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif type(item) is float:
+            seen_float = True
+        elif type(item) not in (int, bool):
+            return False
+    return seen_float
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -366,14 +389,6 @@ class Tensor:
 
     def is_floating_point(self):
         return _is_float(self._data.dtype)
-
-    def __getattr__(self, name):
-        """Only for attributes the tensor lacks: one that ``torch.Tensor`` has raises
-        ``NotInDagradError`` naming it (and what to use instead), any other the usual
-        AttributeError."""
-        if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        raise missing_tensor_attribute(name)
 
     def __format__(self, spec):
         """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""

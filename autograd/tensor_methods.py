@@ -16,8 +16,10 @@ import numpy as np
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .inplace import restride, write
-from .ops import composed, elementwise, indexing, linalg, reduction
+from .missing import install_missing
+from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
+from .scalars import checked_fill_value
 from .tensor import Tensor, raw_data
 
 
@@ -35,10 +37,15 @@ class TensorMethods:
         return self.fill_(0)
 
     def fill_(self, value):
+        value = checked_fill_value(value, self.dtype, "fill_")
         return write(self, "fill_", _assign, value, arithmetic=False)
 
     def copy_(self, src):
         return write(self, "copy_", _assign, src, arithmetic=False)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return write(self, "fill_diagonal_", diagonal.filled_diagonal, fill_value, wrap=wrap,
+                     arithmetic=False)
 
     def uniform_(self, a=0.0, b=1.0):
         from .random import generator
@@ -569,6 +576,15 @@ class TensorMethods:
     def triu(self, diagonal=0):
         return composed.triu(self, diagonal)
 
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return diagonal.diagonal(self, offset, dim1, dim2)
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return diagonal.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return diagonal.diag_embed(self, offset, dim1, dim2)
+
     def narrow(self, dim, start, length):
         return composed.narrow(self, dim, start, length)
 
@@ -630,7 +646,7 @@ def _check_t(x, what):
 
 def _elementwise(op, a, b):
     """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
-    a, b = promote(raw_data(a), raw_data(b))
+    a, b = promote(raw_data(a), raw_data(b), op=op.__name__)
     return Tensor._make(np.asarray(op(a, b)), None)
 
 
@@ -659,3 +675,4 @@ def install(cls, methods=TensorMethods):
 
 
 install(Tensor)
+install_missing(Tensor)     # after every method is in place

@@ -58,11 +58,17 @@ def mark_written(tensor):
 
 def share_version(base, version):
     """A base and its views share one version counter, as in PyTorch: every live view (the
-    weak list ``mark_view`` keeps on the base) takes the base's new version."""
+    weak list ``mark_view`` keeps on the base) takes the base's new version. A view whose
+    history cannot follow a change of its memory (one of ``unbind``'s, or one made under
+    ``no_grad``) is made stale: a backward through it raises, as PyTorch's does."""
     for ref in base.__dict__.get("_views", ()):
         view = ref()
         if view is not None and view._version is not None:
             view._version = version
+            if view.requires_grad and ("_multi_output" in view.__dict__
+                                       or "_no_grad_view" in view.__dict__):
+                from .inplace import make_stale     # (inplace.py imports this module)
+                make_stale(view)
 
 
 def _stamp(array):

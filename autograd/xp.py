@@ -90,6 +90,16 @@ def _numpy_unfold(x, win):
     return unfold_copy(x, win)
 
 
+def _numpy_diagonal(grad, offset, dim1, dim2):
+    from .ops.diagonal import numpy_diagonal
+    return numpy_diagonal(grad, offset, dim1, dim2)
+
+
+def _numpy_diagonal_scatter(x, v, offset, dim1, dim2):
+    from .ops.diagonal import numpy_diagonal_scatter
+    return numpy_diagonal_scatter(x, v, offset, dim1, dim2)
+
+
 def _numpy_fold(cols, win):
     from .ops.conv import fold_array
     return fold_array(cols, win)
@@ -100,7 +110,8 @@ NUMPY = SimpleNamespace(
     sigmoid=sigmoid_array, erf=_numpy_erf, where=np.where, broadcast_to=np.broadcast_to,
     transpose=np.transpose, flip=np.flip, unindex=_numpy_unindex, astype=np.astype,
     unfold=_numpy_unfold, fold=_numpy_fold, concatenate=np.concatenate,
-    prod_others=_numpy_prod_others,
+    prod_others=_numpy_prod_others, diagonal=_numpy_diagonal,
+    diagonal_scatter=_numpy_diagonal_scatter,
 )
 
 _TENSOR = None
@@ -110,7 +121,7 @@ def tensor_namespace():
     """The namespace of recorded operations (built on first use: it needs the ops)."""
     global _TENSOR
     if _TENSOR is None:
-        from .ops import conv, elementwise, indexing
+        from .ops import conv, diagonal, elementwise, indexing
         from .ops import shape as shape_ops      # "shape" is an argument name below
         from .tensor import Tensor
 
@@ -132,5 +143,7 @@ def tensor_namespace():
             fold=lambda cols, win: conv.Fold.apply(cols, win=win),
             concatenate=lambda xs, axis: shape_ops.Cat.apply(*xs, axis=axis),
             prod_others=_tensor_prod_others,
+            diagonal=lambda x, **where: diagonal.Diagonal.apply(x, **where),
+            diagonal_scatter=lambda x, v, **where: diagonal.DiagonalScatter.apply(x, v, **where),
         )
     return _TENSOR

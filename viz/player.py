@@ -197,5 +197,7 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
         panel, quiz_style, quiz_script = quiz_parts(frames, uid, tol)
         controls, style, script = controls + panel, style + quiz_style, script + quiz_script
     fragment = view_html(frames[0].picture.svg(), uid, extra_style=style, before=controls,
-                         after_script=script, role="vz-player")
+                         after_script=script, role="vz-player", still=frames[0].svg(),
+                         still_note="its first frame; run the cell to step through the "
+                                    "forward and backward passes")
     return Player(fragment, title, n)

@@ -11,13 +11,17 @@ in a colour that a renderer might get wrong: it is absent or ``visibility: hidde
 the scale at which its smallest label is 10 CSS px, and beyond that the picture scrolls inside
 its box (scroll bars, drag) and zooms (buttons, "fit", and the wheel once the picture is clicked
 or with Ctrl held), never shrunk to a thumbnail. The wheel otherwise scrolls the page.
+Where its script cannot run (JupyterLab strips scripts, styles and inline SVG from the outputs
+of a notebook it does not trust), a still picture shows instead, as an image.
 """
+import base64
 import html
 import itertools
 import json
 import re
 
 MIN_LABEL_PX = 10          # the smallest label size the views allow at their initial scale
+STILL_HEIGHT_PX = 600      # the height of a still picture's box (where scripts do not run)
 PT_TO_PX = 96 / 72         # dot writes sizes in points
 _COUNTER = itertools.count()
 _GROUP = re.compile(r'<g id="(?!a_)([^"]*)" class="(node|edge|cluster)"')
@@ -177,6 +181,8 @@ VIEW_STYLE = """
 VIEW_SCRIPT = """
 (function () {{
   var root = document.getElementById("{uid}");
+  root.querySelector(".vz-live").style.display = "";          // the script runs: no still
+  root.removeChild(root.querySelector(".vz-still"));
   var view = root.querySelector(".vz-view"), sizer = view.querySelector(".vz-sizer");
   var svg = sizer.querySelector("svg");
   var w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
@@ -266,14 +272,21 @@ def new_uid():
     return f"vz-view-{next(_COUNTER)}"
 
 
-def view_html(svg, uid=None, extra_style="", before="", after_script="", role="vz-drawing"):
+def view_html(svg, uid=None, extra_style="", before="", after_script="", role="vz-drawing",
+              still=None, still_note="run the cell to pan and zoom"):
     """An HTML fragment showing ``svg`` (dot's output) in a pan-and-zoom view (see the module
     docstring). ``before`` goes above the picture, ``after_script`` runs after the view's
-    script (the player's frame switching); ``role`` is a class of the outer element."""
+    script (the player's frame switching); ``role`` is a class of the outer element.
+
+    ``still`` (default ``svg``) is the SVG shown, with ``still_note`` under it, where the
+    script does not run; the view itself stays hidden there (its inline SVG would be stripped
+    to a run of loose text)."""
     uid = uid or new_uid()
     return "\n".join([
         f'<div id="{uid}" class="vz-viewer {role}" tabindex="0">',
         f"<style>{VIEW_STYLE.format(uid=uid)}{extra_style}</style>",
+        still_html(still or svg, still_note),
+        '<div class="vz-live" style="display: none">',
         before,
         '<div class="vz-zoom"><button type="button" class="vz-fit" title="whole picture">'
         'fit</button><button type="button" class="vz-one">100%</button>'
@@ -282,5 +295,19 @@ def view_html(svg, uid=None, extra_style="", before="", after_script="", role="v
         '<span class="vz-scale"></span><span>drag to move; click, then wheel to zoom '
         '(or Ctrl + wheel)</span></div>',
         f'<div class="vz-view"><div class="vz-sizer">{inline(svg, uid)}</div></div>',
+        "</div>",
         f"<script>{VIEW_SCRIPT.format(uid=uid, min_px=MIN_LABEL_PX)}{after_script}</script>",
         "</div>"])
+
+
+def still_html(svg, note):
+    """``svg`` as an image (a data URI, which sanitizers keep) at its natural size in a box that
+    scrolls (at most STILL_HEIGHT_PX high), and ``note`` under it in grey: the still picture a
+    view shows where its script does not run. Inline styles only: a sanitizer drops style
+    elements but keeps these (JupyterLab's drops a height in vh, so it is in px)."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (f'<div class="vz-still"><div style="overflow: auto; max-height: {STILL_HEIGHT_PX}px">'
+            '<img alt="compute graph" style="max-width: none; max-height: none" '
+            f'src="data:image/svg+xml;base64,{data}"></div>'
+            '<div style="font-family: Helvetica, Arial, sans-serif; font-size: 13px; '
+            f'color: #666">A still picture: {html.escape(note)}.</div></div>')

@@ -4,6 +4,7 @@
 - ``reduction``: sum/mean/var/max/prod, logsumexp, softmax, log-softmax
 - ``shape``: reshape/transpose/permute/expand, cat/stack/split, pad/flip/repeat
 - ``indexing``: ``__getitem__``, gather, index_select, masked_fill
+- ``diagonal``: ``diagonal`` (a view), ``diagonal_scatter``, ``diag_embed``, ``fill_diagonal_``
 - ``linalg``: matmul and the fused linear layer
 - ``composed``: operations written as compositions of the others (sinh, tril, narrow, ...)
 - ``conv``: convolution by im2col (``unfold``/``fold``), transposed convolution, the window

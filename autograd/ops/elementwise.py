@@ -549,7 +549,7 @@ def clamp(x, min=None, max=None):
         raise ValueError("clamp: give at least one of min and max")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampTensor.apply(x, min, max)
-    x, min, max = promote(x, min, max)        # an int tensor clamped to 0.5 becomes float32
+    x, min, max = promote(x, min, max, op="clamp", checked=True)  # int clamped to 0.5: float32
     return Clamp.apply(x, lo=min, hi=max)
 
 
@@ -644,7 +644,7 @@ def where(condition, a, b):
     cond = as_array(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be boolean, got {cond.dtype}")
-    return Where.apply(cond, *promote(a, b))
+    return Where.apply(cond, *promote(a, b, op="where", checked=True))
 
 
 def pow(a, b):

@@ -11,6 +11,7 @@ import numpy as np
 from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function, SliceGrad
+from ..scalars import checked_fill_value
 from ..tensor import Tensor, as_array
 from ..xp import _is_basic
 from .elementwise import Where
@@ -202,7 +203,7 @@ def masked_fill(x, mask, value):
     mask = as_array(mask)
     if mask.dtype != np.bool_:
         raise TypeError(f"masked_fill: mask must be boolean, got {mask.dtype}")
-    out = Where.apply(mask, value, x)
+    out = Where.apply(mask, checked_fill_value(value, x.dtype, "masked_fill"), x)
     if out.shape != x.shape:
         raise ValueError(f"masked_fill: mask of shape "
                          f"{tuple(mask.shape)} does not broadcast to the "

@@ -7,6 +7,7 @@ import numpy as np
 from ..args import normalize_dim, normalize_dims, shape_arg
 from ..dtypes import promote_inputs
 from ..function import Function
+from ..grad_mode import STATE
 from ..tensor import Tensor
 
 
@@ -151,10 +152,14 @@ def mark_view(out, x, op, **attrs):
     ``_base``; the base keeps a weak list of its views, so that an in-place change of the base
     or of another view regenerates their histories (``inplace.regenerate_views``). As in
     PyTorch, a view taken under ``no_grad`` of a tensor that requires grad requires grad too
-    (a leaf: no gradient flows back to ``x`` through it)."""
+    (a leaf: no gradient flows back to ``x`` through it), and such a view (and any view of it)
+    is marked ``_no_grad_view``: an in-place change of it that the graph would record raises,
+    and so does a backward through it after its base changed (PyTorch forbids both)."""
     if out is not x and np.may_share_memory(out._data, x._data):
         base = x if x._base is None else x._base
         out._base, out._view_of, out._view_op = base, x, (op, attrs)
+        if not STATE.enabled or x.__dict__.get("_no_grad_view"):
+            out._no_grad_view = True
         if base._version is not None:
             out._version = base._version      # one version counter for a base and its views
         views = base.__dict__.setdefault("_views", [])

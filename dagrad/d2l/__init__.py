@@ -10,18 +10,26 @@ written over ``dagrad.torch``. The notes' code cells run as printed after
 One file per family of chapters:
 
 - ``utils``: ``add_to_class``, ``HyperParameters``, ``Timer``, ``Accumulator``, ``Benchmark``,
-  ``check_len``, ``check_shape``, the device helpers (there is never a GPU);
+  ``check_len``, ``check_shape``, the device helpers (there is never a GPU), ``split_batch``;
 - ``aliases``: the book's framework-neutral names (``d2l.reshape``, ``d2l.tensor``, ...);
 - ``plotting``: ``plot``, ``show_images``, ``show_heatmaps``, ``ProgressBoard``, ``Animator``;
 - ``base``: ``Module``, ``DataModule``, ``Trainer``, ``SGD``, ``grad_clipping``;
 - ``linear``: linear regression and classification, ``Classifier``, ``FashionMNIST``;
-- ``cnn``: ``corr2d``, ``init_cnn``, ``LeNet``, ``Residual``, ``ResNeXtBlock``;
+- ``cnn``: ``corr2d``, ``init_cnn``, ``LeNet``, ``Residual``, ``ResNeXtBlock``, ``resnet18``,
+  ``train_ch6``;
 - ``rnn``: ``Vocab``, ``TimeMachine``, ``RNNScratch``, ``RNNLMScratch``, ``RNN``, ``RNNLM``,
   ``GRU``;
 - ``seq2seq``: ``MTFraEng``, ``Encoder``/``Decoder``/``EncoderDecoder``, ``Seq2SeqEncoder``,
-  ``Seq2Seq``, ``init_seq2seq``, ``bleu``, ``sequence_mask``;
+  ``Seq2Seq``, ``init_seq2seq``, ``bleu``, ``sequence_mask``, the older ``train_seq2seq`` and
+  ``predict_seq2seq``;
 - ``attention``: ``masked_softmax``, ``DotProductAttention``, ``AdditiveAttention``,
   ``MultiHeadAttention``, ``PositionalEncoding``, the Transformer encoder;
+- ``bert``: ``get_tokens_and_segments``, ``BERTEncoder``, ``MaskLM``, ``NextSentencePred``,
+  ``BERTModel``; ``wikitext``: ``load_data_wiki`` (WikiText-2 for BERT pretraining);
+- ``word2vec``: the Penn Treebank for skip-gram with negative sampling (``read_ptb``,
+  ``subsample``, ``get_centers_and_contexts``, ``RandomGenerator``, ``get_negatives``,
+  ``batchify``, ``load_data_ptb``) and pretrained vectors (``TokenEmbedding``);
+- ``gan``: ``update_D``, ``update_G``;
 - ``optimization``: ``train_2d``, ``get_data_ch11``, ``train_ch11``, ``train_concise_ch11``;
 - ``files``: where the data sets live (dagrad downloads nothing; see ``files``'s docstring).
 
@@ -40,8 +48,12 @@ from .attention import (AddNorm, AdditiveAttention, AttentionDecoder,  # noqa: F
                         PositionWiseFFN, TransformerEncoder, TransformerEncoderBlock,
                         masked_softmax)
 from .base import SGD, DataModule, Module, Trainer, grad_clipping  # noqa: F401
-from .cnn import LeNet, Residual, ResNeXtBlock, corr2d, init_cnn  # noqa: F401
+from .bert import (BERTEncoder, BERTModel, MaskLM, NextSentencePred,  # noqa: F401
+                   _get_batch_loss_bert, get_tokens_and_segments)
+from .cnn import (LeNet, Residual, ResNeXtBlock, corr2d, init_cnn, resnet18,  # noqa: F401
+                  train_ch6)
 from .files import DATA_HUB, DATA_URL, download, download_extract, extract  # noqa: F401
+from .gan import update_D, update_G  # noqa: F401
 from .linear import (FASHION_FILES, Classifier, FashionMNIST, LinearRegression,  # noqa: F401
                      LinearRegressionScratch, SoftmaxRegression, SyntheticRegressionData,
                      accuracy, evaluate_accuracy_gpu, evaluate_loss,
@@ -56,10 +68,17 @@ from .rnn import (GRU, RNN, RNNLM, RNNLMScratch, RNNScratch, TimeMachine, Vocab,
                   tokenize)
 from .seq2seq import (Decoder, Encoder, EncoderDecoder, MaskedSoftmaxCELoss,  # noqa: F401
                       MTFraEng, Seq2Seq, Seq2SeqEncoder, bleu, build_array_nmt, init_seq2seq,
-                      load_data_nmt, preprocess_nmt, read_data_nmt, sequence_mask,
-                      tokenize_nmt, truncate_pad)
+                      load_data_nmt, predict_seq2seq, preprocess_nmt, read_data_nmt,
+                      sequence_mask, tokenize_nmt, train_seq2seq, truncate_pad)
 from .utils import (Accumulator, Benchmark, HyperParameters, Timer, add_to_class,  # noqa: F401
-                    check_len, check_shape, cpu, gpu, num_gpus, try_all_gpus, try_gpu)
+                    check_len, check_shape, cpu, gpu, num_gpus, split_batch, try_all_gpus,
+                    try_gpu)
+from .wikitext import (_get_mlm_data_from_tokens, _get_next_sentence,  # noqa: F401
+                       _get_nsp_data_from_paragraph, _pad_bert_inputs, _read_wiki,
+                       _replace_mlm_tokens, _WikiTextDataset, load_data_wiki)
+from .word2vec import (RandomGenerator, TokenEmbedding, batchify,  # noqa: F401
+                       get_centers_and_contexts, get_negatives, load_data_ptb, read_ptb,
+                       subsample)
 
 nn_Module = nn.Module
 

@@ -8,10 +8,12 @@ import zipfile
 from dagrad import torch
 from dagrad.torch import nn
 
-from .base import DataModule
+from .base import DataModule, grad_clipping
 from .files import DATA_HUB, MAX_DEFLATE_RATIO, missing
 from .linear import Classifier, load_array
+from .plotting import Animator
 from .rnn import GRU, Vocab
+from .utils import Accumulator, Timer
 
 
 def read_fra_eng(root):
@@ -271,3 +273,72 @@ def load_data_nmt(batch_size, num_steps, num_examples=600, root="../data"):
     tgt_array, tgt_valid_len = build_array_nmt(target, tgt_vocab, num_steps)
     data_iter = load_array((src_array, src_valid_len, tgt_array, tgt_valid_len), batch_size)
     return data_iter, src_vocab, tgt_vocab
+
+
+def train_seq2seq(net, data_iter, lr, num_epochs, tgt_vocab, device):
+    """Train the encoder-decoder ``net`` with Adam on batches (X, X_valid_len, Y,
+    Y_valid_len) of ``load_data_nmt``: Xavier weights (``init_seq2seq``), teacher forcing (the
+    decoder reads "<bos>" then Y[:, :-1]), the sum of ``MaskedSoftmaxCELoss`` over the batch,
+    gradients clipped to norm 1. Every 10 epochs the loss per token is plotted; the last is
+    printed. ``net(X, dec_X, X_valid_len)`` may return the decoder's (output, state), as the
+    book's older ``EncoderDecoder`` did, or the output alone, as ``EncoderDecoder`` does."""
+    net.apply(init_seq2seq)
+    net.to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    loss = MaskedSoftmaxCELoss()
+    net.train()
+    animator = Animator(xlabel="epoch", ylabel="loss", xlim=[10, num_epochs])
+    for epoch in range(num_epochs):
+        timer = Timer()
+        metric = Accumulator(2)          # the sum of the losses, the number of tokens
+        for batch in data_iter:
+            optimizer.zero_grad()
+            X, X_valid_len, Y, Y_valid_len = [x.to(device) for x in batch]
+            bos = torch.tensor([tgt_vocab["<bos>"]] * Y.shape[0], device=device).reshape(-1, 1)
+            dec_input = torch.cat([bos, Y[:, :-1]], 1)
+            Y_hat = net(X, dec_input, X_valid_len)
+            if isinstance(Y_hat, (tuple, list)):
+                Y_hat = Y_hat[0]
+            l = loss(Y_hat, Y, Y_valid_len)  # noqa: E741
+            l.sum().backward()
+            grad_clipping(net, 1)
+            num_tokens = Y_valid_len.sum()
+            optimizer.step()
+            with torch.no_grad():
+                metric.add(l.sum(), num_tokens)
+        if (epoch + 1) % 10 == 0:
+            animator.add(epoch + 1, (metric[0] / metric[1],))
+    print(f"loss {metric[0] / metric[1]:.3f}, {metric[1] / timer.stop():.1f} "
+          f"tokens/sec on {str(device)}")
+
+
+def predict_seq2seq(net, src_sentence, src_vocab, tgt_vocab, num_steps, device,
+                    save_attention_weights=False):
+    """Greedy translation of ``src_sentence`` (words separated by spaces; lower-cased and
+    ended by "<eos>", padded to ``num_steps``): from "<bos>", the decoder's most likely token
+    is fed back until it predicts "<eos>" or ``num_steps`` tokens are out. Returns (the
+    translation's words joined by spaces, the decoder's attention weights at each step if
+    ``save_attention_weights``). ``net`` is put in evaluation mode. A translation of none or
+    one word is returned as such (the book's version stops there with a TypeError)."""
+    net.eval()
+    src_tokens = src_vocab[src_sentence.lower().split(" ")] + [src_vocab["<eos>"]]
+    enc_valid_len = torch.tensor([len(src_tokens)], device=device)
+    src_tokens = truncate_pad(src_tokens, num_steps, src_vocab["<pad>"])
+    enc_X = torch.unsqueeze(torch.tensor(src_tokens, dtype=torch.long, device=device), dim=0)
+    enc_outputs = net.encoder(enc_X, enc_valid_len)
+    dec_state = net.decoder.init_state(enc_outputs, enc_valid_len)
+    dec_X = torch.unsqueeze(torch.tensor([tgt_vocab["<bos>"]], dtype=torch.long,
+                                         device=device), dim=0)
+    output_seq, attention_weight_seq = [], []
+    for _ in range(num_steps):
+        Y, dec_state = net.decoder(dec_X, dec_state)
+        dec_X = Y.argmax(dim=2)
+        pred = dec_X.squeeze(dim=0).type(torch.int32).item()
+        if save_attention_weights:
+            attention_weight_seq.append(net.decoder.attention_weights)
+        if pred == tgt_vocab["<eos>"]:
+            break
+        output_seq.append(pred)
+    # token by token: Vocab.to_tokens of a one-token list would index with the list itself
+    words = [tgt_vocab.idx_to_token[i] for i in output_seq]
+    return " ".join(words), attention_weight_seq

@@ -117,3 +117,23 @@ def try_gpu(i=0):
 def try_all_gpus():
     """Every GPU (none in dagrad): an empty list."""
     return [gpu(i) for i in range(num_gpus())]
+
+
+def split_batch(X, y, devices):
+    """X and y cut along the batch axis into one share per device, the i-th share on
+    ``devices[i]``, as ``nn.parallel.scatter`` cuts (``Tensor.chunk``: shares of ⌈n / k⌉ rows,
+    so fewer than k shares when n is small). Returns (X's shares, y's shares), two tuples.
+    dagrad's devices are all the CPU: with ``[d2l.try_gpu(i) for i in range(k)]`` the k
+    shares stay in memory where they are, and each "device" computes its share in turn."""
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"split_batch: X has {X.shape[0]} rows and y {y.shape[0]}; they must "
+                         f"be the same batch")
+    devices = list(devices)
+    if not devices:
+        raise ValueError("split_batch: no devices to split over (d2l.try_all_gpus() is empty "
+                         "without a GPU); pass [d2l.try_gpu()] or [d2l.cpu()] for one share")
+
+    def scatter(tensor):
+        return tuple(share.to(device) for share, device in zip(tensor.chunk(len(devices)),
+                                                                devices))
+    return scatter(X), scatter(y)

@@ -206,6 +206,16 @@ OPS += [
     unary("triu_diagonal", lambda m, a: a.triu(diagonal=1), shapes=[(3, 4), (2, 4, 3)]),
     unary("tril_negative_diagonal", lambda m, a: m.tril(a, -1), shapes=[(4, 3)]),
     unary("narrow", lambda m, a: a.narrow(1, 1, 2), shapes=[(3, 4), (2, 3, 1)]),
+    unary("diagonal", lambda m, a: a.diagonal() * 2, shapes=[(3, 4), (4, 3), (1, 1), (2, 3, 4)]),
+    unary("diagonal_offset_dims", lambda m, a: m.diagonal(a, -1, 2, 0) + a.diagonal(2, -1, 1).sum(),
+          shapes=[(3, 4, 5), (2, 3, 3)]),
+    unary("diagonal_twice", lambda m, a: a.diagonal(0, 0, 1).diagonal(1, 0, 1),
+          shapes=[(3, 3, 4)]),
+    unary("diag_embed", lambda m, a: m.diag_embed(a), shapes=[(3,), (2, 3), (1,)]),
+    unary("diag_embed_offset_dims", lambda m, a: a.diag_embed(1, 0, 2) * a.diag_embed(1, 0, 2),
+          shapes=[(2, 3), (3, 1)]),
+    binary("diagonal_scatter", lambda m, a, b: m.diagonal_scatter(a * a, b * 2, 1),
+           shapes=[((3, 4), (3,)), ((4, 3), (2,))]),
     unary("narrow_negative_start", lambda m, a: m.narrow(a, 0, -2, 2), shapes=[(3, 4), (2,)]),
     unary("repeat_interleave", lambda m, a: a.repeat_interleave(2, dim=0),
           shapes=[(3, 4), (2,), (1, 3)]),
@@ -501,6 +511,17 @@ def _t_(m, a, b):
     return y * b
 
 
+def _diagonal_mul_(m, a, b):          # y.diagonal() is a view: y's history follows the change
+    y = a * 1
+    y.diagonal(0, -2, -1).mul_(b)
+    return y * y
+
+
+def _fill_diagonal_(m, a):
+    y = a * 2
+    return y.fill_diagonal_(0.5) * a
+
+
 def _unbind(m, a):
     first, *rest = a.unbind(1)
     return first * 2 + rest[-1] * rest[0]
@@ -515,4 +536,7 @@ OPS += [
     OpCase("inplace_slice_imul", _slice_imul_tanh_, [((3, 4), (2, 4)), ((3, 4), (4,))]),
     OpCase("inplace_view_write", _write_through_view, [((3, 4), (3,)), ((3, 2), ())]),
     OpCase("inplace_masked_fill_", _masked_fill_, [((3, 4), (3, 4)), ((3, 4), (4,))]),
+    OpCase("inplace_diagonal_mul_", _diagonal_mul_, [((3, 4), (3,)), ((2, 3, 3), (2, 3)),
+                                                     ((4, 2), ())]),
+    OpCase("inplace_fill_diagonal_", _fill_diagonal_, [((3, 4),), ((3, 3, 3),), ((5, 2),)]),
 ]

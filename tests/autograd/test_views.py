@@ -1,8 +1,9 @@
 """Views as PyTorch has them: basic indexing (integers included), slicing, view/reshape,
-transpose/permute/t, expand, squeeze/unsqueeze, unbind and narrow share memory with their base;
-flip and advanced indexing copy. After an in-place change of the base or of another view, a
-view's history is regenerated, so values and gradients both follow PyTorch. A differential test
-runs random chains of views, in-place changes and reductions on both libraries."""
+transpose/permute/t, expand, squeeze/unsqueeze, unbind, narrow and diagonal share memory with
+their base; flip and advanced indexing copy. After an in-place change of the base or of another
+view, a view's history is regenerated, so values and gradients both follow PyTorch. A
+differential test runs random chains of views, in-place changes and reductions on both
+libraries."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -41,7 +42,13 @@ def _both(program):
     # narrow is a view too
     lambda m, x: _backward((lambda y: (y, y.narrow(0, 2, 2).add_(x[:2]))[0])(x * 1.0),
                            lambda y: y * y),
-], ids=["base-changed", "middle-view-changed", "sibling-changed", "int-index", "narrow"])
+    # diagonal is a view: changing it changes the base, and it follows the base's changes
+    lambda m, x: _backward((lambda y: (y, y.view(2, 2).diagonal().mul_(x[:2]))[0])(x * 1.0),
+                           lambda y: y * y),
+    lambda m, x: _backward((lambda y: (y.view(2, 2).diagonal(-1), y.mul_(x))[0])(x * 1.0),
+                           lambda v: v * v),
+], ids=["base-changed", "middle-view-changed", "sibling-changed", "int-index", "narrow",
+        "diagonal-changed", "diagonal-base-changed"])
 def test_views_follow_in_place_changes_as_in_pytorch(program):
     (ours_value, ours_grad), (theirs_value, theirs_grad) = _both(program)[::-1]
     np.testing.assert_allclose(ours_value, theirs_value)
@@ -75,6 +82,37 @@ def test_the_issues_numbers():
     assert x.grad.tolist() == [8.0, -16.0, 0.0, 0.0]
 
 
+def test_diagonal_is_a_view_sharing_memory_and_the_version_counter():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (torch, dt):
+        y = lib.arange(12.0).reshape(3, 4) * 1
+        d = y.diagonal(1)
+        d.mul_(10)
+        versions = [y._version, d._version]
+        y.fill_diagonal_(-1.0)            # in place, one more version for y and its views
+        versions += [y._version, d._version]
+        embedded = lib.diag_embed(d, -1)
+        seen.append((y.tolist(), d.tolist(), versions, embedded.tolist(), d._base is y))
+    assert seen[0] == seen[1]
+    assert seen[1][1] == [10.0, 60.0, 110.0] and seen[1][4]
+
+
+def test_diagonal_errors_follow_pytorch():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        with pytest.raises(IndexError, match="(?i)dimension out of range"):
+            lib.ones(3).diagonal()
+        with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical 1, 1"):
+            lib.ones(3, 3).diagonal(0, 1, 1)
+        with pytest.raises(RuntimeError, match="equal length"):
+            lib.zeros(3, 4, 3).fill_diagonal_(1.0)
+        w = lib.ones(3, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+            w.diagonal().mul_(2)
+        assert lib.diagonal(lib.ones(2, 3), 5).shape == (0,)
+
+
 def test_flip_and_advanced_indexing_copy():
     torch = torch_or_skip()
     for lib in (torch, dt):
@@ -97,6 +135,104 @@ def test_views_under_no_grad_of_a_tensor_that_requires_grad_require_grad():
         assert repr(views[0]).endswith("requires_grad=True)")
 
 
+def _no_grad_view(lib, base, take=lambda t: t[:3]):
+    with lib.no_grad():
+        return take(base)
+
+
+def _leaf_and_y(lib):
+    w = lib.ones(4, requires_grad=True)
+    return w, w * 1
+
+
+NO_GRAD_VIEW_CHANGED = [      # (name, program): a view made under no_grad changed in place
+    ("of-a-leaf", lambda lib: _no_grad_view(lib, _leaf_and_y(lib)[0]).mul_(2)),
+    ("of-a-non-leaf", lambda lib: _no_grad_view(lib, _leaf_and_y(lib)[1]).mul_(2)),
+    ("zero_", lambda lib: _no_grad_view(lib, _leaf_and_y(lib)[1]).zero_()),
+    ("setitem", lambda lib: _no_grad_view(lib, _leaf_and_y(lib)[1]).__setitem__(0, 5.0)),
+    ("a-view-of-it", lambda lib: _no_grad_view(lib, _leaf_and_y(lib)[1])[:2].mul_(2)),
+    ("base-without-grad-by-a-tensor-with-grad",
+     lambda lib: _no_grad_view(lib, lib.ones(4)).mul_(lib.ones(3, requires_grad=True))),
+]
+
+
+@pytest.mark.parametrize("program", [p for _, p in NO_GRAD_VIEW_CHANGED],
+                         ids=[n for n, _ in NO_GRAD_VIEW_CHANGED])
+def test_a_view_made_under_no_grad_cannot_change_in_place_with_grad_mode_on(program):
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        with pytest.raises(RuntimeError, match="view (was|of a view which was) created in "
+                                               "no_grad mode and is being modified inplace "
+                                               "with grad mode enabled"):
+            program(lib)
+
+
+def test_a_view_made_under_no_grad_changes_where_nothing_is_recorded():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (torch, dt):
+        b = lib.ones(4)                           # nothing requires grad: allowed
+        _no_grad_view(lib, b).mul_(2)
+        w, y = _leaf_and_y(lib)                   # both the view and the change under no_grad
+        with lib.no_grad():
+            y[:2].mul_(3)
+        view = _no_grad_view(lib, w)
+        seen.append((b.tolist(), y.tolist(), view.requires_grad, view.grad_fn is None))
+    assert seen[0] == seen[1] == ([2.0, 2.0, 2.0, 1.0], [3.0, 3.0, 1.0, 1.0], True, True)
+
+
+def _changed_after(lib, change):
+    """A no_grad view of y = w * 1, then ``change(lib, w, y)``; the view."""
+    w, y = _leaf_and_y(lib)
+    view = _no_grad_view(lib, y)
+    change(lib, w, y)
+    return view
+
+
+@pytest.mark.parametrize("change", [
+    lambda lib, w, y: y.mul_(2),                          # the base, recorded
+    lambda lib, w, y: y[2:].add_(w[:2]),                  # another view, recorded
+    lambda lib, w, y: _under_no_grad(lib, lambda: y.mul_(2)),
+], ids=["base", "other-view", "base-under-no-grad"])
+def test_a_view_made_under_no_grad_is_stale_after_its_base_changes(change):
+    """PyTorch raises when such a view is next used with grad mode on; dagrad at its backward."""
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its "
+                                               "base or another view of its base has been "
+                                               "modified inplace"):
+            view = _changed_after(lib, change)
+            (view * view).sum().backward()
+
+
+def _under_no_grad(lib, change):
+    with lib.no_grad():
+        change()
+
+
+def test_a_no_grad_view_of_a_weight_is_stale_after_an_optimizer_step():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        w = lib.ones(4, requires_grad=True)
+        view = _no_grad_view(lib, w)
+        w.grad = lib.ones(4)
+        lib.optim.SGD([w], lr=0.5).step()
+        assert view.tolist() == [0.5, 0.5, 0.5]
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+            (view * view).sum().backward()
+
+
+def test_unbinds_views_are_stale_after_a_change_outside_the_graph_too():
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        y = lib.ones(4, requires_grad=True) * 1
+        row = y.view(2, 2).unbind(0)[0]
+        with lib.no_grad():
+            y.mul_(2)
+        with pytest.raises(RuntimeError, match="(?i)output.*unbind.*is a view and its base"):
+            (row * row).sum().backward()
+
+
 def test_view_of_an_incompatible_layout_raises_pytorchs_error():
     torch = torch_or_skip()
     for lib in (torch, dt):
@@ -112,8 +248,9 @@ def test_view_of_an_incompatible_layout_raises_pytorchs_error():
 
 
 # ---- the differential test: random chains on both libraries
-VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape"]
-CHANGES = ["mul_", "add_", "add_x", "neg_"]
+VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape", "diagonal",
+         "no_grad_slice"]
+CHANGES = ["mul_", "add_", "add_x", "neg_", "fill_diagonal_"]
 
 
 def _view(lib, t, kind):
@@ -131,6 +268,11 @@ def _view(lib, t, kind):
         return t.narrow(0, 0, 1)
     if kind == "unbind":
         return t.unbind(0)[-1]
+    if kind == "no_grad_slice":   # changing it, or its base afterwards, raises in both
+        with lib.no_grad():
+            return t[1:]
+    if kind == "diagonal":      # a 1-D tensor has no diagonal: take the one of its (1, n) view
+        return t.diagonal(1, -2, -1) if t.ndim >= 2 else t.unsqueeze(0).diagonal()
     return t.reshape(-1)
 
 
@@ -141,6 +283,8 @@ def _change(lib, t, kind, x):
         return t.add_(0.25)
     if kind == "neg_":
         return t.neg_()
+    if kind == "fill_diagonal_":
+        return t.fill_diagonal_(-0.5) if t.ndim == 2 else t.mul_(-1.0)
     return t.add_(x.sum() * 0.5)
 
 

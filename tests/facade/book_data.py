@@ -85,3 +85,38 @@ def write_airfoil(root, n=1503, seed=0):
     path = root / "airfoil_self_noise.dat"
     np.savetxt(path, np.column_stack([X, y]), delimiter="\t", fmt="%.6g")
     return path
+
+
+def write_wikitext(root, n_paragraphs=40, seed=0):
+    """``root/wikitext-2/wiki.train.tokens`` in WikiText's layout: " = Title = " headings, blank
+    lines of one space, and paragraph lines of sentences ending " . ", words from ``WORDS``
+    (each seen well over five times, so the vocabulary keeps them)."""
+    rng = np.random.default_rng(seed)
+    lines = [" = The Time Traveller = \n", " \n"]
+    for p in range(n_paragraphs):
+        sentences = [" ".join(WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(3, 8)))
+                     for _ in range(rng.integers(2, 6))]
+        lines += [" " + " . ".join(sentences).capitalize() + " . \n", " \n"]
+        if p % 10 == 9:
+            lines += [f" = = Part {p // 10} = = \n", " \n"]
+    folder = root / "wikitext-2"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "wiki.train.tokens"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def write_ptb(root, n_lines=300, seed=0):
+    """``root/ptb/ptb.train.txt`` in the Penn Treebank's layout: one lower-case sentence a line,
+    words separated by spaces, a leading space, rare words as "<unk>" and numbers as "N"."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n_lines):
+        words = [WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(4, 15))]
+        words[rng.integers(len(words))] = rng.choice(["<unk>", "N"])
+        lines.append(" " + " ".join(words) + " ")
+    folder = root / "ptb"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "ptb.train.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

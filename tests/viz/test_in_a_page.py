@@ -42,7 +42,7 @@ def test_the_wheel_scrolls_the_page_until_the_picture_is_clicked(tmp_path):
         page.evaluate("document.activeElement && document.activeElement.blur()")
         scale = page.evaluate(SCALE)
         wheel_over_picture(page)
-        assert page.evaluate("window.scrollY") > 0, "the wheel over the picture did not scroll"
+        page.wait_for_function("window.scrollY > 0")         # the wheel scrolled the page
         assert page.evaluate(SCALE) == scale, "the wheel zoomed a picture nobody clicked"
         page.evaluate("window.scrollTo(0, 0)")
         page.keyboard.down("Control")                       # Ctrl + wheel zooms
@@ -55,7 +55,7 @@ def test_the_wheel_scrolls_the_page_until_the_picture_is_clicked(tmp_path):
         assert page.evaluate(SCALE) != zoomed and page.evaluate("window.scrollY") == 0
         page.locator("p").click()                           # clicking elsewhere gives it back
         wheel_over_picture(page)
-        assert page.evaluate("window.scrollY") > 0
+        page.wait_for_function("window.scrollY > 0")
 
 
 def tall_chain(n=30):
@@ -80,7 +80,7 @@ def test_a_tall_graph_opens_readable_and_scrolls_inside_its_box(tmp_path):
         assert view[1] <= 0.8 * 800 + 2
         page.evaluate("document.activeElement && document.activeElement.blur()")
         wheel_over_picture(page)                            # not clicked: the page scrolls
-        assert page.evaluate("window.scrollY") > 0
+        page.wait_for_function("window.scrollY > 0")
         assert page.locator(".vz-view").evaluate("v => v.scrollTop") == 0
         page.locator(".vz-view").evaluate("v => v.scrollTop = v.scrollHeight")
         assert page.locator(".vz-view").evaluate("v => v.scrollTop") > 0
@@ -93,8 +93,7 @@ def test_the_player_takes_the_keyboard_focus_when_it_comes_into_view(tmp_path):
         page.wait_for_timeout(200)
         assert "vz-player" not in (page.evaluate("document.activeElement.className") or "")
         page.locator(".vz-controls").scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
-        assert "vz-player" in page.evaluate("document.activeElement.className")
+        page.wait_for_function("document.activeElement.classList.contains('vz-player')")
         page.keyboard.press("ArrowRight")                  # no click needed
         assert page.evaluate(HIGHLIGHTED) == ["n3"]
 

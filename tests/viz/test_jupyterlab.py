@@ -10,7 +10,9 @@ and owns the arrow keys in command mode. What is checked there:
     panel with its controls, and scrolls inside its box (drag);
 (d) once it is in view the player has the keyboard focus without a click, ArrowRight steps it,
     and JupyterLab keeps the next cell selected (Shift+Enter runs that cell, not the player's);
-(e) the colour legend shows no number in a forward frame, and shows them in backward frame 1.
+(e) the colour legend shows no number in a forward frame, and shows them in backward frame 1;
+and a notebook saved with its outputs elsewhere (not trusted, so JupyterLab strips scripts and
+inline SVG) shows each picture as a still image until its cells are run.
 
 The server and the kernel run in a temporary folder and stop when the test ends. Screenshots
 are kept in test-artifacts/jupyterlab/."""
@@ -91,19 +93,44 @@ def jupyterlab_or_skip():
                     "'.[test]')")
 
 
-def write_notebook(folder):
+def lesson_cells(outputs=None):
+    """The cells of the test's lesson; ``outputs[i]``, if given, the saved outputs of code
+    cell i."""
     import nbformat
     v4 = nbformat.v4
-    nb = v4.new_notebook(cells=[
-        v4.new_markdown_cell("# Pictures in a notebook"),
-        v4.new_code_cell(DRAWING),
-        v4.new_markdown_cell(TEXT),
-        v4.new_code_cell(TALL_PLAYER),
-        v4.new_markdown_cell("The end of the lesson.\n\n" + TEXT),
-        v4.new_markdown_cell("## Exercises\n\nStep the player with the arrow keys.")])
+    code = [v4.new_code_cell(DRAWING), v4.new_code_cell(TALL_PLAYER)]
+    for n, (cell, saved) in enumerate(zip(code, outputs or [])):
+        cell.execution_count, cell.outputs = n + 1, saved
+    return [v4.new_markdown_cell("# Pictures in a notebook"), code[0],
+            v4.new_markdown_cell(TEXT), code[1],
+            v4.new_markdown_cell("The end of the lesson.\n\n" + TEXT),
+            v4.new_markdown_cell("## Exercises\n\nStep the player with the arrow keys.")]
+
+
+def saved_outputs():
+    """What the kernel gives for the two code cells, computed here: the outputs a notebook
+    saved elsewhere (and so not trusted by this JupyterLab) carries."""
+    import nbformat
+    namespace = {}
+    outputs = []
+    for n, source in enumerate([DRAWING, TALL_PLAYER]):
+        *body, last = source.splitlines()
+        exec("\n".join(body), namespace)
+        picture = eval(last, namespace)
+        bundle = (picture._repr_mimebundle_() if hasattr(picture, "_repr_mimebundle_")
+                  else {"text/html": picture._repr_html_()})
+        bundle["text/plain"] = repr(picture)
+        outputs.append([nbformat.v4.new_output("execute_result", data=bundle,
+                                               execution_count=n + 1)])
+    return outputs
+
+
+def write_notebook(path, cells):
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    nbformat.write(nb, str(folder / "pictures.ipynb"))
+    nbformat.write(nb, str(path))
 
 
 def free_port():
@@ -127,9 +154,21 @@ def lab_environment(home):
     return env
 
 
+class Lab:
+    """A running JupyterLab server: ``open(name)`` starts the kernel of notebook ``name`` and
+    returns the URL that opens it."""
+
+    def __init__(self, base, token):
+        self.base, self.token = base, token
+
+    def open(self, name):
+        start_kernel(self.base, self.token, name)
+        return f"{self.base}/lab/tree/{name}?token={self.token}&reset"
+
+
 @contextlib.contextmanager
 def jupyter_lab(folder):
-    """A JupyterLab server on ``folder``; yields the notebook's URL (with its token)."""
+    """A JupyterLab server on ``folder``; yields a :class:`Lab`."""
     port, token = free_port(), secrets.token_hex(16)
     home = folder / ".jupyter-home"
     log = open(folder / "server.log", "wb")
@@ -143,8 +182,7 @@ def jupyter_lab(folder):
     try:
         base = f"http://127.0.0.1:{port}"
         wait_for_server(server, f"{base}/api/status?token={token}", folder)
-        start_kernel(base, token)
-        yield f"{base}/lab/tree/pictures.ipynb?token={token}&reset"
+        yield Lab(base, token)
     finally:
         server.terminate()
         try:
@@ -170,11 +208,11 @@ def wait_for_server(server, status_url, folder):
     pytest.fail(f"jupyter lab did not answer within {START_TIMEOUT} s:\n{tail}")
 
 
-def start_kernel(base, token):
-    """The notebook's session with a Python kernel, as JupyterLab would start it: the page then
-    joins it (JupyterLab asks which kernel to start when it opens a notebook before it has read
-    the list of kernels)."""
-    body = json.dumps({"path": "pictures.ipynb", "name": "pictures.ipynb", "type": "notebook",
+def start_kernel(base, token, name):
+    """Notebook ``name``'s session with a Python kernel, as JupyterLab would start it: the page
+    then joins it (JupyterLab asks which kernel to start when it opens a notebook before it has
+    read the list of kernels)."""
+    body = json.dumps({"path": name, "name": name, "type": "notebook",
                        "kernel": {"name": "python3"}}).encode()
     request = urllib.request.Request(f"{base}/api/sessions", data=body, method="POST",
                                      headers={"Authorization": f"token {token}",
@@ -206,23 +244,68 @@ def wheel_turns(page, locator, turns, dy=100):
         page.mouse.wheel(0, dy)
 
 
-def test_pictures_in_jupyterlab(tmp_path):
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
     jupyterlab_or_skip()
-    write_notebook(tmp_path)
-    with jupyter_lab(tmp_path) as url, browser_page() as page:
+    folder = tmp_path_factory.mktemp("lab")
+    write_notebook(folder / "pictures.ipynb", lesson_cells())
+    write_notebook(folder / "saved.ipynb", lesson_cells(saved_outputs()))
+    with jupyter_lab(folder) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def lab_page(url, failure_shot):
+    """A browser page on ``url`` whose script errors are collected (the list it yields with
+    the page); a screenshot is kept if the test fails."""
+    with browser_page() as page:
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.set_default_timeout(STEP_TIMEOUT)
         try:
-            student_session(page, url, errors)
+            page.goto(url)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            yield page, errors
         except Exception:
-            shot(page, "failure")          # what the page showed when the test failed
+            shot(page, failure_shot)          # what the page showed when the test failed
             raise
 
 
-def student_session(page, url, errors):
-    page.goto(url)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+def test_pictures_in_jupyterlab(lab):
+    with lab_page(lab.open("pictures.ipynb"), "failure") as (page, errors):
+        student_session(page, errors)
+
+
+def test_a_saved_notebook_shows_still_pictures_until_it_is_run(lab):
+    """A notebook saved with its outputs elsewhere is not trusted: JupyterLab strips scripts,
+    styles and inline SVG from its HTML outputs. Each picture then shows as a still image with
+    a line saying how to get the live one, and none of its markup shows as loose text."""
+    with lab_page(lab.open("saved.ipynb"), "saved_failure") as (page, errors):
+        outputs = page.locator(".jp-OutputArea-output")
+        outputs.nth(1).locator(".vz-still img").wait_for()
+        shot(page, "saved_untrusted")
+        assert outputs.count() == 2
+        for k in range(2):
+            output = outputs.nth(k)
+            assert output.locator("script, svg").count() == 0     # JupyterLab stripped them
+            image = output.locator(".vz-still img")
+            natural = image.evaluate("i => i.complete && i.naturalWidth")
+            assert natural > 100, "the still picture did not load"
+            assert image.bounding_box()["width"] >= natural - 1, "the still picture shrank"
+            box = output.locator(".vz-still > div").first
+            assert box.bounding_box()["width"] <= output.bounding_box()["width"] + 1
+            text = output.inner_text().strip()
+            assert text.startswith("A still picture:") and "\n" not in text, \
+                f"the output shows more than the still picture and its note: {text[:300]!r}"
+        tall = outputs.nth(1).locator(".vz-still > div").first      # the player's still box
+        assert tall.evaluate("b => b.scrollHeight > b.clientHeight"), "it does not scroll"
+        assert errors == []
+        run_cells(page, [None, ".vz-drawing svg", None, ".vz-player svg"])    # run: live
+        assert page.locator(".vz-still").count() == 0
+        assert page.locator(".vz-player .vz-controls").is_visible()
+
+
+def student_session(page, errors):
     run_cells(page, [None, ".vz-drawing svg", None, ".vz-player svg"])
     shot(page, "after_shift_enter")
 
