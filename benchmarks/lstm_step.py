@@ -1,6 +1,6 @@
 """LSTM training step: one forward, backward and SGD update of a 1-layer LSTM (input 64, hidden
 256) over a sequence of 32 steps, batch 32, with a mean-squared-error loss on every output,
-float32, in dagrad (``nn.LSTM``: the engine backpropagates through the unrolled steps),
+float32, in dagrad (``nn.LSTM``: the layer's steps and BPTT as one operation),
 PyTorch's ``nn.LSTM`` (a fused kernel for the whole sequence) and NumPy written by hand (the
 same maths, BPTT derived on paper, the weight gradients as one product over all steps).
 """

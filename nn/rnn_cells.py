@@ -13,9 +13,11 @@ as one operation over the whole sequence (``rnn_layer``, ``lstm_layer``, ``gru_l
 ``mgu_layer``: ``autograd/ops/*_sequence.py``, backpropagation through time in one loop), and
 runs these steps instead where the steps themselves are wanted (under ``viz.record()``, and an
 LSTM with peepholes); then backpropagation through time is the engine walking the unrolled
-graph of the steps. Gate order and shapes follow PyTorch: ``weight_ih`` (G·H, in), ``weight_hh`` (G·H, H), ``bias_ih``,
-``bias_hh`` (G·H,), with G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) and 2 (MGU: f, n).
-Every weight and bias starts as U(-1/√H, 1/√H), PyTorch's default.
+graph of the steps.
+
+Gate order and shapes follow PyTorch: ``weight_ih`` (G·H, in), ``weight_hh`` (G·H, H),
+``bias_ih``, ``bias_hh`` (G·H,), with G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) and
+2 (MGU: f, n). Every weight and bias starts as U(-1/√H, 1/√H), PyTorch's default.
 """
 from collections import namedtuple
 

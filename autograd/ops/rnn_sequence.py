@@ -72,8 +72,7 @@ class RNNSequence(Function):
 
     def forward(ctx, xs, h0, w_hh, weight_t=None, nonlinearity="tanh"):
         if nonlinearity not in NONLINEARITIES:
-            raise ValueError(f"RNNSequence: nonlinearity must be 'tanh' or 'relu', got "
-                             f"{nonlinearity!r}")
+            raise ValueError(f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         steps, batch, size = xs.shape
         w_t = w_hh.T if weight_t is None else weight_t
         states = np.empty((steps + 1, batch, size), xs.dtype)   # h0, h1 … h_T

@@ -393,6 +393,14 @@ def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_st
         np.testing.assert_allclose(fused, steps, rtol=1e-12, atol=1e-12)
 
 
+def test_the_rnn_sequence_operation_names_a_wrong_nonlinearity():
+    from dagrad.autograd.ops.rnn_sequence import rnn_sequence
+    xs, h0, w = ag.tensor(_x(2, 1, 3)), ag.tensor(_x(1, 3)), ag.tensor(_x(3, 3))
+    with pytest.raises(ValueError, match=r"^RNNSequence: nonlinearity must be 'tanh' or "
+                                         r"'relu', got 'sigmoid' \(inputs: \(2, 1, 3\)"):
+        rnn_sequence(xs, h0, w, nonlinearity="sigmoid")
+
+
 # ----------------------------------------------------------------- one sigmoid, one rounding
 def _gate_inputs(seed=0):
     rng = np.random.default_rng(seed)
