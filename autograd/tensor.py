@@ -82,6 +82,8 @@ def real_array(data, dtype=None):
                          f"them as separate tensors ({e})") from None
     if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
         arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
+    if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
+        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT_DTYPE)   # [1.5, 2**70]
     if arr.dtype.kind not in REAL_KINDS:
         raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
                         f"{not_real_message(arr.dtype, data)}")
@@ -120,6 +122,21 @@ def _too_big_int(data):
         elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
             return item
     return None
+
+
+def _python_numbers_with_a_float(data):
+    """Whether nested lists ``data`` hold only Python numbers, one a float at least: PyTorch
+    then makes them all floating point, ints beyond int64 included."""
+    pending, seen_float = [data], False
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif type(item) is float:
+            seen_float = True
+        elif type(item) not in (int, bool):
+            return False
+    return seen_float
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -6,8 +6,8 @@ as one product over all steps).
 """
 import numpy as np
 
-from benchmarks.common import main
-from benchmarks.lstm_step import BATCH, HIDDEN, INPUT, LR, NAMES, T, _sigmoid, layer_step
+from benchmarks.lstm_step import (BATCH, HIDDEN, INPUT, LR, NAMES, T, _sigmoid, layer_main,
+                                  layer_step)
 from benchmarks.lstm_step import _problem as lstm_problem
 
 
@@ -73,9 +73,4 @@ def setup_numpy():
 SETUPS = {"dagrad": setup_dagrad, "numpy": setup_numpy, "torch": setup_torch}
 
 if __name__ == "__main__":
-    summary = main("benchmarks.gru_step", SETUPS,
-                   f"GRU step: 1 layer, input {INPUT}, hidden {HIDDEN}, sequence {T}, batch "
-                   f"{BATCH}, MSE, SGD (float32, 2 threads)", rounds=5)
-    if summary and "numpy" in summary:
-        print(f"  dagrad / hand-written NumPy: "
-              f"{summary['dagrad']['ms'] / summary['numpy']['ms']:.2f}x")
+    layer_main("benchmarks.gru_step", "GRU", SETUPS)

@@ -1,6 +1,6 @@
 """LSTM training step: one forward, backward and SGD update of a 1-layer LSTM (input 64, hidden
 256) over a sequence of 32 steps, batch 32, with a mean-squared-error loss on every output,
-float32, in dagrad (``nn.LSTM``: the engine backpropagates through the unrolled steps),
+float32, in dagrad (``nn.LSTM``: the layer's steps and BPTT as one operation),
 PyTorch's ``nn.LSTM`` (a fused kernel for the whole sequence) and NumPy written by hand (the
 same maths, BPTT derived on paper, the weight gradients as one product over all steps).
 """
@@ -15,7 +15,7 @@ NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 
 def _problem(gates=4):
     """The same weights (PyTorch's default range), input and target for every framework, for
-    a layer of ``gates`` gate blocks (LSTM 4, GRU 3)."""
+    a layer of ``gates`` gate blocks (LSTM 4, GRU 3, RNN 1)."""
     rng = np.random.default_rng(0)
     bound = 1 / np.sqrt(HIDDEN)
     rows = gates * HIDDEN
@@ -33,7 +33,7 @@ def _outputs(model, x):
 
 
 def layer_step(framework, layer, problem):
-    """One SGD step of the recurrent ``layer`` ("LSTM", "GRU") of ``framework`` ("dagrad" or
+    """One SGD step of the recurrent ``layer`` ("LSTM", "GRU", "RNN") of ``framework`` ("dagrad" or
     "torch") on ``problem()``'s weights, input and target: MSE on every output."""
     state, x, y = problem()
     if framework == "torch":
@@ -50,6 +50,17 @@ def layer_step(framework, layer, problem):
     model.load_state_dict(state)
     return training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=LR),
                          ag.tensor(x), ag.tensor(y), forward=_outputs)
+
+
+def layer_main(module, layer, setups):
+    """The command line of a recurrent-layer workload ``module`` (its ``layer``: "LSTM", "GRU",
+    "RNN"): the frameworks compared, then dagrad over the hand-written NumPy floor."""
+    summary = main(module, setups,
+                   f"{layer} step: 1 layer, input {INPUT}, hidden {HIDDEN}, sequence {T}, batch "
+                   f"{BATCH}, MSE, SGD (float32, 2 threads)", rounds=5)
+    if summary and "numpy" in summary:
+        print(f"  dagrad / hand-written NumPy: "
+              f"{summary['dagrad']['ms'] / summary['numpy']['ms']:.2f}x")
 
 
 def setup_dagrad():
@@ -113,9 +124,4 @@ def setup_numpy():
 SETUPS = {"dagrad": setup_dagrad, "numpy": setup_numpy, "torch": setup_torch}
 
 if __name__ == "__main__":
-    summary = main("benchmarks.lstm_step", SETUPS,
-                   f"LSTM step: 1 layer, input {INPUT}, hidden {HIDDEN}, sequence {T}, batch "
-                   f"{BATCH}, MSE, SGD (float32, 2 threads)", rounds=5)
-    if summary and "numpy" in summary:
-        print(f"  dagrad / hand-written NumPy: "
-              f"{summary['dagrad']['ms'] / summary['numpy']['ms']:.2f}x")
+    layer_main("benchmarks.lstm_step", "LSTM", SETUPS)

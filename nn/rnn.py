@@ -3,8 +3,10 @@ between layers and PyTorch's parameter names (``weight_ih_l0``, ``weight_hh_l1_r
 so a PyTorch ``state_dict`` converted to NumPy loads directly.
 
 For each layer and direction the input projections of all time steps are one matrix product;
-then the steps run one after the other (see ``nn.rnn_cells``), each with one fused product
-h Wₕₕᵀ for all gates. Backpropagation through time is the engine walking the unrolled graph.
+then the recurrence over all steps is one operation (forward and backpropagation through time
+each one loop; see ``nn.rnn_cells``). Under ``viz.record()`` (and for an LSTM with peepholes)
+the steps run as separate operations instead, each with one fused product h Wₕₕᵀ for all
+gates, and backpropagation through time is the engine walking the unrolled graph.
 """
 from dagrad import autograd as ag
 

@@ -8,10 +8,16 @@ A step is split in two so that a layer can do the input half for a whole sequenc
   ``mgu_step``) called as ``step(a_x[t], state, weights)``: one fused product h Wₕₕᵀ for all
   gates, then the gate nonlinearities and the state update.
 
-Backpropagation through time is the engine walking the unrolled graph of these steps. Gate
-order and shapes follow PyTorch: ``weight_ih`` (G·H, in), ``weight_hh`` (G·H, H), ``bias_ih``,
-``bias_hh`` (G·H,), with G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) and 2 (MGU: f, n).
-Every weight and bias starts as U(-1/√H, 1/√H), PyTorch's default.
+A layer (``nn.RNN``, ``nn.LSTM``, ``nn.GRU``, ``nn.MGU``) runs each of its layers and directions
+as one operation over the whole sequence (``rnn_layer``, ``lstm_layer``, ``gru_layer``,
+``mgu_layer``: ``autograd/ops/*_sequence.py``, backpropagation through time in one loop), and
+runs these steps instead where the steps themselves are wanted (under ``viz.record()``, and an
+LSTM with peepholes); then backpropagation through time is the engine walking the unrolled
+graph of the steps.
+
+Gate order and shapes follow PyTorch: ``weight_ih`` (G·H, in), ``weight_hh`` (G·H, H),
+``bias_ih``, ``bias_hh`` (G·H,), with G = 1 (RNN), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n) and
+2 (MGU: f, n). Every weight and bias starts as U(-1/√H, 1/√H), PyTorch's default.
 """
 from collections import namedtuple
 
@@ -19,7 +25,11 @@ import numpy as np
 
 from dagrad import autograd as ag
 from dagrad.autograd.grad_mode import STATE
-from dagrad.autograd.ops import rnn_ops, rnn_sequence
+from dagrad.autograd.ops import rnn_ops
+from dagrad.autograd.ops.gru_sequence import gru_sequence
+from dagrad.autograd.ops.lstm_sequence import lstm_sequence
+from dagrad.autograd.ops.mgu_sequence import mgu_sequence
+from dagrad.autograd.ops.rnn_sequence import rnn_sequence
 
 from . import init
 from .module import Module
@@ -29,9 +39,9 @@ from .parameter import Parameter
 # ---- the four step functions: one time step from a_x[t] and the state, given the weights
 # their ``*_weights`` function prepared once per sequence
 def rnn_step(xt, h, weights):
-    """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x)."""
-    w_hh, w_t, phi = weights
-    return phi(rnn_ops.recurrent_gates(xt, h, w_hh, w_t))
+    """h' = φ(a_x + h Wₕₕᵀ)  (both biases are already in a_x; φ = tanh or relu)."""
+    w_hh, w_t, nonlinearity = weights
+    return ACTIVATIONS[nonlinearity](rnn_ops.recurrent_gates(xt, h, w_hh, w_t))
 
 
 def lstm_step(xt, state, weights):
@@ -72,12 +82,15 @@ def _transposed(w, whole_sequence):
 
 # ---- what each step function reads besides the state, made once per sequence from Wₕₕ, bₕₕ,
 # the peepholes and whether a whole sequence follows (then Wₕₕᵀ is made contiguous once)
+ACTIVATIONS = {"tanh": ag.tanh, "relu": ag.relu}
+
+
 def rnn_tanh_weights(w_hh, b_hh, w_ch, whole_sequence):
-    return w_hh, _transposed(w_hh, whole_sequence), ag.tanh
+    return w_hh, _transposed(w_hh, whole_sequence), "tanh"
 
 
 def rnn_relu_weights(w_hh, b_hh, w_ch, whole_sequence):
-    return w_hh, _transposed(w_hh, whole_sequence), ag.relu
+    return w_hh, _transposed(w_hh, whole_sequence), "relu"
 
 
 def lstm_weights(w_hh, b_hh, w_ch, whole_sequence):
@@ -96,6 +109,14 @@ def mgu_weights(w_hh, b_hh, w_ch, whole_sequence):
 
 # ---- a whole sequence as one operation, where the family has one (see ``run_layer``)
 
+def rnn_layer(xs, state, weights, reverse, time_axis):
+    """(h_t of every step in time order, h_T): the RNN over all of ``xs`` as one
+    ``RNNSequence`` operation."""
+    w_hh, w_t, nonlinearity = weights
+    return _hidden_state_layer(rnn_sequence, xs, state, reverse, time_axis, w_hh, w_t,
+                               nonlinearity)
+
+
 def lstm_layer(xs, state, weights, reverse, time_axis):
     """(h_t of every step in time order, (h_T, c_T)): the LSTM over all of ``xs`` as one
     ``LSTMSequence`` operation, or None where the steps must stay separate operations
@@ -105,7 +126,7 @@ def lstm_layer(xs, state, weights, reverse, time_axis):
         return None
     xs = _time_first(xs, reverse, time_axis)
     steps = xs.shape[0]
-    packed = rnn_sequence.lstm_sequence(xs, state[0], state[1], w_hh, w_t)
+    packed = lstm_sequence(xs, state[0], state[1], w_hh, w_t)
     return _time_back(packed[:steps], reverse, time_axis), (packed[steps - 1], packed[steps])
 
 
@@ -113,8 +134,22 @@ def gru_layer(xs, state, weights, reverse, time_axis):
     """(h_t of every step in time order, h_T): the GRU over all of ``xs`` as one
     ``GRUSequence`` operation."""
     w_hh, w_t, b_hh = weights
+    return _hidden_state_layer(gru_sequence, xs, state, reverse, time_axis, w_hh, b_hh, w_t)
+
+
+def mgu_layer(xs, state, weights, reverse, time_axis):
+    """(h_t of every step in time order, h_T): the MGU over all of ``xs`` as one
+    ``MGUSequence`` operation (it takes Wₕₕ's two halves, as the steps do)."""
+    w_hf, wt_f, w_hn, wt_n = weights
+    w_t = None if wt_f is None else (wt_f, wt_n)
+    return _hidden_state_layer(mgu_sequence, xs, state, reverse, time_axis, w_hf, w_hn, w_t)
+
+
+def _hidden_state_layer(sequence, xs, state, reverse, time_axis, *weights):
+    """A layer whose state is h alone, run by the ``sequence`` operation (h₁ … h_T from the
+    time-first input projections, the initial h and ``weights``): (h_t in time order, h_T)."""
     xs = _time_first(xs, reverse, time_axis)
-    hs = rnn_sequence.gru_sequence(xs, state, w_hh, b_hh, w_t)
+    hs = sequence(xs, state, *weights)
     return _time_back(hs, reverse, time_axis), hs[xs.shape[0] - 1]
 
 
@@ -132,24 +167,24 @@ def _time_back(hs, reverse, time_axis):
 
 # gates: G; fold_hh_bias: bₕₕ joins the input projection (it is outside every product with a
 # gate); lstm: the state is (h, c); step and weights: the two functions above; layer: the
-# whole sequence as one operation (None: the family has none).
+# whole sequence as one operation (it returns None where the steps must stay separate).
 Recurrence = namedtuple("Recurrence", "gates fold_hh_bias lstm step weights layer")
 
 RECURRENCES = {
-    "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights, None),
-    "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights, None),
+    "RNN_TANH": Recurrence(1, True, False, rnn_step, rnn_tanh_weights, rnn_layer),
+    "RNN_RELU": Recurrence(1, True, False, rnn_step, rnn_relu_weights, rnn_layer),
     "LSTM": Recurrence(4, True, True, lstm_step, lstm_weights, lstm_layer),
     "GRU": Recurrence(3, False, False, gru_step, gru_weights, gru_layer),
-    "MGU": Recurrence(2, True, False, mgu_step, mgu_weights, None),
+    "MGU": Recurrence(2, True, False, mgu_step, mgu_weights, mgu_layer),
 }
 
 
 def run_layer(recurrence, xs, state, weights, reverse, time_axis):
     """One layer in one direction over the whole sequence ``xs`` (its input projections):
-    (h_t stacked in time order, final state). As one operation where the family has one,
-    except under ``viz.record()``, whose pictures show every step; else step by step, each
-    step its own few operations."""
-    if recurrence.layer is not None and not STATE.values:
+    (h_t stacked in time order, final state). As one operation, except under
+    ``viz.record()``, whose pictures show every step, and where the family's ``layer`` declines
+    (peepholes); then step by step, each step its own few operations."""
+    if not STATE.values:
         result = recurrence.layer(xs, state, weights, reverse, time_axis)
         if result is not None:
             return result

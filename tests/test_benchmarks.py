@@ -1,5 +1,7 @@
 """The benchmark workloads compute what they claim: every framework's first step must equal
 the same step computed in NumPy, so the tables compare equal work (no timing here)."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -87,15 +89,16 @@ def test_the_hand_written_numpy_adam_is_pytorch_s():
     np.testing.assert_allclose(state["w"], w.detach().numpy(), rtol=1e-6, atol=1e-7)
 
 
-def test_the_hand_written_numpy_gru_step_takes_dagrad_s_step():
-    from benchmarks import gru_step
-    state, x, y = gru_step._problem()
+@pytest.mark.parametrize("workload,layer", [("gru_step", "GRU"), ("rnn_step", "RNN")])
+def test_the_hand_written_numpy_recurrent_step_takes_dagrad_s_step(workload, layer):
+    module = importlib.import_module(f"benchmarks.{workload}")
+    state, x, y = module._problem()
     initial = {name: value.copy() for name, value in state.items()}
-    model = nn.GRU(gru_step.INPUT, gru_step.HIDDEN)
+    model = getattr(nn, layer)(module.INPUT, module.HIDDEN)
     model.load_state_dict(state)
-    training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=gru_step.LR),
+    training_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=module.LR),
                   ag.tensor(x), ag.tensor(y), forward=lambda m, x: m(x)[0])()
-    gru_step.numpy_step(state, x, y)()
+    module.numpy_step(state, x, y)()
     for name, value in model.state_dict().items():
         step, expected = state[name] - initial[name], value.numpy() - initial[name]
         np.testing.assert_allclose(step, expected, rtol=0, atol=1e-3 * np.abs(expected).max(),

@@ -15,4 +15,6 @@
 - ``nn_ops``: fused layers (normalisation, log-softmax cross-entropy, ...)
 - ``attention_ops``: the fused attention probabilities softmax(s·QKᵀ + M)
 - ``rnn_ops``: the fused recurrent steps (recurrent product, LSTM and GRU gates)
+- ``rnn_sequence``: a whole vanilla RNN layer over a sequence as one operation, and what the
+  sequence operations of ``lstm_sequence``, ``gru_sequence`` and ``mgu_sequence`` share
 """

@@ -3,8 +3,8 @@ its diagonal replaced), ``diag_embed`` and ``fill_diagonal_``'s values.
 
 The diagonal ``offset`` of dimensions ``dim1``, ``dim2`` of x holds the elements
 
-    y[..., i] = x[..., i, ..., i + offset, ...]      (offset >= 0; below the main diagonal,
-    y[..., i] = x[..., i - offset, ..., i, ...]       offset < 0)
+    y[..., i] = x[..., i, ..., i + offset, ...]      offset >= 0 (on or above the main one)
+    y[..., i] = x[..., i - offset, ..., i, ...]      offset < 0 (below it)
 
 with ``dim1`` and ``dim2`` removed and the diagonal appended as the last dimension (length
 min(n₁, n₂ - offset) for offset >= 0). Reading it is a strided view of x's memory (step

@@ -26,6 +26,9 @@ One file per family of chapters:
   ``MultiHeadAttention``, ``PositionalEncoding``, the Transformer encoder;
 - ``bert``: ``get_tokens_and_segments``, ``BERTEncoder``, ``MaskLM``, ``NextSentencePred``,
   ``BERTModel``; ``wikitext``: ``load_data_wiki`` (WikiText-2 for BERT pretraining);
+- ``word2vec``: the Penn Treebank for skip-gram with negative sampling (``read_ptb``,
+  ``subsample``, ``get_centers_and_contexts``, ``RandomGenerator``, ``get_negatives``,
+  ``batchify``, ``load_data_ptb``) and pretrained vectors (``TokenEmbedding``);
 - ``gan``: ``update_D``, ``update_G``;
 - ``optimization``: ``train_2d``, ``get_data_ch11``, ``train_ch11``, ``train_concise_ch11``;
 - ``files``: where the data sets live (dagrad downloads nothing; see ``files``'s docstring).
@@ -73,6 +76,9 @@ from .utils import (Accumulator, Benchmark, HyperParameters, Timer, add_to_class
 from .wikitext import (_get_mlm_data_from_tokens, _get_next_sentence,  # noqa: F401
                        _get_nsp_data_from_paragraph, _pad_bert_inputs, _read_wiki,
                        _replace_mlm_tokens, _WikiTextDataset, load_data_wiki)
+from .word2vec import (RandomGenerator, TokenEmbedding, batchify,  # noqa: F401
+                       get_centers_and_contexts, get_negatives, load_data_ptb, read_ptb,
+                       subsample)
 
 nn_Module = nn.Module
 

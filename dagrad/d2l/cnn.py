@@ -129,8 +129,9 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device):
     """Train the image classifier ``net`` (Xavier-uniform weights for its Linear and Conv2d
     layers) by minibatch SGD with learning rate ``lr`` on the cross-entropy, for
     ``num_epochs`` over ``train_iter``; plots the training loss and accuracy five times an
-    epoch (every batch when there are fewer than five; the book's loop divides by zero) and the accuracy on ``test_iter`` after each, and prints the last of each and the
-    speed. ``device`` is the CPU (``d2l.try_gpu()`` gives it)."""
+    epoch (every batch when there are fewer than five; the book's loop divides by zero) and
+    the accuracy on ``test_iter`` after each, and prints the last of each and the speed.
+    ``device`` is the CPU (``d2l.try_gpu()`` gives it)."""
     def init_weights(m):
         if type(m) is nn.Linear or type(m) is nn.Conv2d:
             nn.init.xavier_uniform_(m.weight)

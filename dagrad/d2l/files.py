@@ -7,6 +7,9 @@ gets it. The layout (``root`` is ``../data`` unless a data module is given anoth
     root/timemachine.txt
     root/fra-eng/fra.txt                 (or root/fra-eng.zip, which holds fra-eng/fra.txt)
     root/airfoil_self_noise.dat
+    root/wikitext-2/wiki.train.tokens    (or root/wikitext-2-v1.zip)
+    root/ptb/ptb.train.txt               (or root/ptb.zip)
+    root/glove.6B.50d/vec.txt            (or root/glove.6B.50d.zip; the other embeddings alike)
 """
 import os
 import tarfile
@@ -95,6 +98,27 @@ def _check_zip(archive, folder, size, filename):
     if total > MAX_DEFLATE_RATIO * size + (1 << 16):
         raise ValueError(f"extract: {filename} claims {total} bytes unpacked, more than a zip "
                          f"file of {size} bytes can hold")
+
+
+def unpacked_member(what, root, name, member, folder=None):
+    """The path of ``member`` of the book's archive ``DATA_HUB[name]`` where the book unpacks
+    it: ``root/<folder>/<member>``, ``folder`` defaulting to the archive's name without its
+    extension (``ptb.zip`` -> ``ptb``). When only the archive is at ``root`` it is unpacked
+    there first, with ``extract``'s checks; FileNotFoundError naming both places otherwise."""
+    url = DATA_HUB[name][0]
+    archive = os.path.join(root, url.split("/")[-1])
+    folder = folder or os.path.basename(_unpacked(archive))
+    path = os.path.join(root, folder, member)
+    if os.path.isfile(path):
+        return path
+    if os.path.isfile(archive):
+        extract(archive, root)
+        if os.path.isfile(path):
+            return path
+        raise ValueError(f"{what}: {archive} holds no {folder}/{member}")
+    raise missing(what, path, "inside " + url,
+                  f"leave the archive itself at {os.path.abspath(archive)}, or pass "
+                  f"root=<the folder holding {folder}/>")
 
 
 def download_extract(name, folder=None):

@@ -7,31 +7,13 @@ import random
 from dagrad import torch
 
 from .bert import get_tokens_and_segments
-from .files import DATA_HUB, extract, missing
+from .files import DATA_HUB, missing, unpacked_member
 from .linear import get_dataloader_workers
 from .rnn import Vocab, tokenize
 
 DATA_HUB["wikitext-2"] = ("https://s3.amazonaws.com/research.metamind.io/wikitext/"
                           "wikitext-2-v1.zip", "3c914d17d80b1459be871a5039ac23e752a53cbe")
 WIKI_TRAIN = "wiki.train.tokens"
-
-
-def wiki_folder(root="../data"):
-    """``root/wikitext-2``, the folder holding ``wiki.train.tokens`` (where the book unpacks
-    ``wikitext-2-v1.zip``); the zip, if it is at ``root`` instead, is unpacked there first."""
-    folder = os.path.join(root, "wikitext-2")
-    if os.path.isfile(os.path.join(folder, WIKI_TRAIN)):
-        return folder
-    url = DATA_HUB["wikitext-2"][0]
-    archive = os.path.join(root, url.split("/")[-1])
-    if os.path.isfile(archive):
-        extract(archive, root)
-        if os.path.isfile(os.path.join(folder, WIKI_TRAIN)):
-            return folder
-        raise ValueError(f"load_data_wiki: {archive} holds no wikitext-2/{WIKI_TRAIN}")
-    raise missing("load_data_wiki", os.path.join(folder, WIKI_TRAIN), "inside " + url,
-                  f"leave the zip itself at {os.path.abspath(archive)}, or pass "
-                  f"root=<the folder holding wikitext-2/>")
 
 
 def _read_wiki(data_dir):
@@ -172,7 +154,8 @@ def load_data_wiki(batch_size, max_len, root="../data"):
     from ``root/wikitext-2/wiki.train.tokens`` (or ``root/wikitext-2-v1.zip``, unpacked there).
     dagrad downloads nothing: without the file this raises FileNotFoundError saying where to
     put it."""
-    data_dir = wiki_folder(root)
+    data_dir = os.path.dirname(unpacked_member("load_data_wiki", root, "wikitext-2", WIKI_TRAIN,
+                                               folder="wikitext-2"))
     paragraphs = _read_wiki(data_dir)
     train_set = _WikiTextDataset(paragraphs, max_len)
     train_iter = torch.utils.data.DataLoader(train_set, batch_size, shuffle=True,

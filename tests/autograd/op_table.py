@@ -320,11 +320,52 @@ OPS += [
     OpCase("gru_sequence_no_bias", lambda m, xg, h0, w: _gru_sequence(xg, h0, w, None),
            [((2, 2, 6), (2, 2), (6, 2))],
            torch_fn=lambda t, xg, h0, w: _gru_sequence_torch(t, xg, h0, w, 0)),
+    # ---- a whole vanilla RNN or MGU layer over a sequence as one operation: h_1 … h_T
+    OpCase("rnn_sequence", lambda m, xs, h0, w: _rnn_sequence(xs, h0, w, "tanh"),
+           [((3, 2, 3), (2, 3), (3, 3)), ((1, 1, 2), (1, 2), (2, 2))],
+           torch_fn=lambda t, xs, h0, w: _rnn_sequence_torch(t, xs, h0, w, t.tanh)),
+    OpCase("rnn_sequence_relu", lambda m, xs, h0, w: _rnn_sequence(xs, h0, w, "relu"),
+           [((3, 2, 3), (2, 3), (3, 3)), ((2, 1, 2), (1, 2), (2, 2))],
+           torch_fn=lambda t, xs, h0, w: _rnn_sequence_torch(t, xs, h0, w, t.relu)),
+    OpCase("mgu_sequence", lambda m, xs, h0, wf, wn: _mgu_sequence(xs, h0, wf, wn),
+           [((3, 2, 4), (2, 2), (2, 2), (2, 2)), ((1, 1, 6), (1, 3), (3, 3), (3, 3))],
+           torch_fn=lambda t, xs, h0, wf, wn: _mgu_sequence_torch(t, xs, h0, wf, wn)),
 ]
 
 
+def _rnn_sequence(xs, h0, w, nonlinearity):
+    from dagrad.autograd.ops.rnn_sequence import rnn_sequence
+    return rnn_sequence(xs, h0, w, nonlinearity=nonlinearity)
+
+
+def _rnn_sequence_torch(t, xs, h0, w, phi):
+    """The Elman RNN layer composed in torch, step by step: h_1 … h_T."""
+    h, hs = h0, []
+    for x in xs:
+        h = phi(x + h @ w.T)
+        hs.append(h)
+    return t.stack(hs)
+
+
+def _mgu_sequence(xs, h0, w_hf, w_hn):
+    from dagrad.autograd.ops.mgu_sequence import mgu_sequence
+    return mgu_sequence(xs, h0, w_hf, w_hn)
+
+
+def _mgu_sequence_torch(t, xs, h0, w_hf, w_hn):
+    """The MGU layer composed in torch, step by step: h_1 … h_T."""
+    h, hs = h0, []
+    for x in xs:
+        x_f, x_n = x.chunk(2, dim=-1)
+        f = t.sigmoid(x_f + h @ w_hf.T)
+        n = t.tanh(x_n + (f * h) @ w_hn.T)
+        h = h + f * (n - h)
+        hs.append(h)
+    return t.stack(hs)
+
+
 def _gru_sequence(xg, h0, w, b):
-    from dagrad.autograd.ops.rnn_sequence import gru_sequence
+    from dagrad.autograd.ops.gru_sequence import gru_sequence
     return gru_sequence(xg, h0, w, b)
 
 
@@ -338,7 +379,7 @@ def _gru_sequence_torch(t, xg, h0, w, b):
 
 
 def _lstm_sequence(xs, h0, c0, w):
-    from dagrad.autograd.ops.rnn_sequence import lstm_sequence
+    from dagrad.autograd.ops.lstm_sequence import lstm_sequence
     return lstm_sequence(xs, h0, c0, w)
 
 

@@ -41,6 +41,8 @@ CASES = {
     "less-int32-wraps": lambda t: t.ones(2, dtype=t.int32) < 2 ** 40,
     "tensor": lambda t: t.tensor([BIG]),
     "tensor-2**63": lambda t: t.tensor([2 ** 63]),
+    "tensor-with-a-float": lambda t: t.tensor([[1.5, BIG], [True, 2]]),
+    "tensor-float32": lambda t: t.tensor([BIG], dtype=t.float32),
     "tensor-int32": lambda t: t.tensor([2 ** 40], dtype=t.int32),
     "tensor-uint8-300": lambda t: t.tensor([300], dtype=t.uint8),
     "tensor-uint8-minus-one": lambda t: t.tensor([[-1, 2]], dtype=t.uint8),

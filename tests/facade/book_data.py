@@ -104,3 +104,19 @@ def write_wikitext(root, n_paragraphs=40, seed=0):
     path = folder / "wiki.train.tokens"
     path.write_text("".join(lines), encoding="utf-8")
     return path
+
+
+def write_ptb(root, n_lines=300, seed=0):
+    """``root/ptb/ptb.train.txt`` in the Penn Treebank's layout: one lower-case sentence a line,
+    words separated by spaces, a leading space, rare words as "<unk>" and numbers as "N"."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n_lines):
+        words = [WORDS[i] for i in rng.integers(0, len(WORDS), rng.integers(4, 15))]
+        words[rng.integers(len(words))] = rng.choice(["<unk>", "N"])
+        lines.append(" " + " ".join(words) + " ")
+    folder = root / "ptb"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "ptb.train.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

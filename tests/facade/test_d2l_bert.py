@@ -1,6 +1,7 @@
 """BERT in dagrad.d2l: the input representation, the model against PyTorch's own Transformer
-encoder layer given the same weights, the heads by hand, and the WikiText-2 pipeline on a small
-file in the book's layout (pretraining on it lowers the masked-language-model loss)."""
+encoder layer given the same weights, the heads by hand, the WikiText-2 pipeline on a small
+file in the book's layout (pretraining on it lowers the masked-language-model loss), and the
+book's pretraining section giving PyTorch's numbers."""
 import random
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from dagrad import d2l, torch
 from dagrad.torch import nn
 from tests.facade.book_data import write_wikitext
+from tests.facade.book_programs import compare
 from tests.helpers import torch_or_skip
 
 
@@ -160,3 +162,42 @@ def test_load_data_wiki_unpacks_the_books_zip(tmp_path):
     _, vocab = d2l.load_data_wiki(4, 24, root=str(tmp_path))
     assert (tmp_path / "wikitext-2" / "wiki.train.tokens").read_text() == source.read_text()
     assert "traveller" in vocab.idx_to_token
+
+
+PRETRAINING = """
+# §15.10: pretraining BERT on WikiText-2 (smaller, without dropout so both runs draw alike)
+import random
+random.seed(0)
+batch_size, max_len = 16, 24
+train_iter, vocab = d2l.load_data_wiki(batch_size, max_len)
+net = d2l.BERTModel(len(vocab), num_hiddens=32, ffn_num_hiddens=64, num_heads=2,
+                    num_blks=2, dropout=0, max_len=max_len)
+loss = nn.CrossEntropyLoss()
+batch = next(iter(train_iter))
+net(*batch[:3], batch[3])
+share(net)
+trainer = torch.optim.Adam(net.parameters(), lr=0.01)
+mlm_losses, nsp_losses = [], []
+for tokens_X, segments_X, valid_lens_x, pred_positions_X, mlm_weights_X, mlm_Y, nsp_y in train_iter:
+    trainer.zero_grad()
+    mlm_l, nsp_l, l = d2l._get_batch_loss_bert(
+        net, loss, len(vocab), tokens_X, segments_X, valid_lens_x, pred_positions_X,
+        mlm_weights_X, mlm_Y, nsp_y)
+    l.backward()
+    trainer.step()
+    mlm_losses.append(mlm_l.item())
+    nsp_losses.append(nsp_l.item())
+encoded_X, _, _ = net(*batch[:3])
+result = {"mlm": mlm_losses, "nsp": nsp_losses, "encoded": encoded_X,
+          "tokens": batch[0], "vocab": " ".join(vocab.idx_to_token)}
+"""
+
+
+def test_the_books_pretraining_section_gives_pytorchs_numbers(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_wikitext(data)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    ours, _ = compare(PRETRAINING, monkeypatch, rtol=2e-4, atol=2e-5)
+    assert ours["mlm"][-1] < ours["mlm"][0]

@@ -136,9 +136,11 @@ def test_layer_matches_pytorch(mode, layers, bidirectional, batch_first):
 
 
 @pytest.mark.parametrize("mode,kw", [("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+                                     ("RNN", {"nonlinearity": "relu", "num_layers": 2,
+                                              "bidirectional": True, "batch_first": True}),
                                      ("LSTM", {"bias": False, "bidirectional": True}),
                                      ("GRU", {"bias": False})],
-                         ids=["RNN-relu", "LSTM-nobias", "GRU-nobias"])
+                         ids=["RNN-relu", "RNN-relu-bi-bf", "LSTM-nobias", "GRU-nobias"])
 def test_layer_options_match_pytorch(mode, kw):
     torch = torch_or_skip()
     torch.manual_seed(1)
@@ -351,31 +353,52 @@ def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step
         assert counts[name] == runs * T * per_step, (name, counts)
 
 
-@pytest.mark.parametrize("mode,bias,batch_first", [("LSTM", True, True), ("LSTM", False, False),
-                                                   ("GRU", True, True), ("GRU", False, False)])
-def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_steps(
-        mode, bias, batch_first):
-    """Outside viz.record(), each layer and direction of nn.LSTM and nn.GRU is one Linear (all
-    input projections) and one LSTMSequence / GRUSequence (all steps); outputs and every
-    gradient equal those of the same layer run step by step (under viz.record())."""
+SEQUENCE_LAYERS = [("LSTM", dict(bias=True, batch_first=True)),
+                   ("LSTM", dict(bias=False, batch_first=False)),
+                   ("GRU", dict(bias=True, batch_first=True)),
+                   ("GRU", dict(bias=False, batch_first=False)),
+                   ("RNN", dict(bias=True, batch_first=True)),
+                   ("RNN", dict(bias=False, batch_first=False, nonlinearity="relu")),
+                   ("MGU", dict(bias=True, batch_first=True)),
+                   ("MGU", dict(bias=False, batch_first=False))]
+
+
+@pytest.mark.parametrize("mode,kw", SEQUENCE_LAYERS,
+                         ids=[f"{m}-{'-'.join(f'{k}={v}' for k, v in kw.items())}"
+                              for m, kw in SEQUENCE_LAYERS])
+def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_steps(mode, kw):
+    """Outside viz.record(), each layer and direction of nn.LSTM, nn.GRU, nn.RNN and nn.MGU is
+    one Linear (all input projections) and one LSTMSequence / GRUSequence / RNNSequence /
+    MGUSequence (all steps); under viz.record() the steps are separate operations. Outputs and
+    every gradient are the same both ways (float64)."""
     from dagrad import viz
-    layer = getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True, bias=bias,
-                              batch_first=batch_first).double()
-    x = ag.tensor(_x(N, T, IN) if batch_first else _x(T, N, IN), requires_grad=True)
+    layer = _perturb(getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True, **kw).double())
+    x = ag.tensor(_x(N, T, IN) if kw["batch_first"] else _x(T, N, IN), requires_grad=True)
+    per_step = {"RecurrentGates", "LSTMCellState", "GRUCell", "Tanh", "Relu", "Sigmoid"}
     results = []
     for recorded in (False, True):
         with viz.record() if recorded else contextlib.nullcontext():
             out, h_n = layer(x)
         h_n, c_n = h_n if mode == "LSTM" else (h_n, h_n)
-        if not recorded:
-            counts = collections.Counter(node.name for node in _graph_nodes(out, h_n, c_n))
-            assert counts[mode + "Sequence"] == 4 and counts["Linear"] == 4, counts
-            assert not {"RecurrentGates", "LSTMCellState", "GRUCell", "MatMul"} & set(counts)
+        counts = collections.Counter(node.name for node in _graph_nodes(out, h_n, c_n))
+        assert counts["Linear"] == 4 and "MatMul" not in counts, counts
+        if recorded:
+            assert mode + "Sequence" not in counts and per_step & set(counts), counts
+        else:
+            assert counts[mode + "Sequence"] == 4 and not per_step & set(counts), counts
         loss = (out * out).sum() + (h_n * 2).sum() + (c_n * c_n).sum()
         grads = ag.grad(loss, [x] + list(layer.parameters()))
         results.append([out.numpy(), h_n.numpy(), c_n.numpy()] + [g.numpy() for g in grads])
     for fused, steps in zip(*results):
         np.testing.assert_allclose(fused, steps, rtol=1e-12, atol=1e-12)
+
+
+def test_the_rnn_sequence_operation_names_a_wrong_nonlinearity():
+    from dagrad.autograd.ops.rnn_sequence import rnn_sequence
+    xs, h0, w = ag.tensor(_x(2, 1, 3)), ag.tensor(_x(1, 3)), ag.tensor(_x(3, 3))
+    with pytest.raises(ValueError, match=r"^RNNSequence: nonlinearity must be 'tanh' or "
+                                         r"'relu', got 'sigmoid' \(inputs: \(2, 1, 3\)"):
+        rnn_sequence(xs, h0, w, nonlinearity="sigmoid")
 
 
 # ----------------------------------------------------------------- one sigmoid, one rounding
