@@ -22,6 +22,8 @@ its edges.
 """
 import numpy as np
 
+from . import labels
+from .draw import Emphasis
 from .trace import Edge, Graph, Node
 
 
@@ -223,8 +225,6 @@ def _emphasis(graph, found):
     """Marks, in words, for the values whose ``.grad`` disagrees with their edges."""
     if not found:
         return None
-    from . import labels
-    from .draw import Emphasis
     marks = {}
     for node_id, total in found.items():
         text = labels.escape(f"⚠ .grad is {labels.array(graph[node_id].grad, 3)}, but its "

@@ -6,7 +6,8 @@ import html
 import json
 
 from .saving import save
-from .svgview import PICTURE_STYLE, new_uid, view_html
+from .quiz import quiz_parts
+from .svgview import PICTURE_STYLE, new_uid, page, view_html
 
 _STYLE = """
 #{uid} {{ font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: #222; }}
@@ -150,13 +151,6 @@ class Player:
         return f"<viz.Player {self.title!r}: {self.count} frames>"
 
 
-def page(fragment, title):
-    """A complete HTML document around ``fragment``."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{fragment}\n"
-            "</body>\n</html>\n")
-
-
 def player(frames, interval=1.0, title="dagrad: forward and backward, step by step",
            quiz=False, tol=0.01):
     """A self-contained HTML step-through of ``frames`` (from ``viz.steps``).
@@ -196,7 +190,6 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
     style = _STYLE.format(uid=uid) + PICTURE_STYLE
     script = _SCRIPT.format(uid=uid, frames=table, interval=int(interval * 1000))
     if quiz:
-        from .quiz import quiz_parts
         panel, quiz_style, quiz_script = quiz_parts(frames, uid, tol)
         controls, style, script = controls + panel, style + quiz_style, script + quiz_script
     fragment = view_html(frames[0].picture.svg(), uid, extra_style=style, before=controls,

@@ -3,6 +3,8 @@ time (``viz.save``, in ``saving.py``, writes any picture to a file). The optiona
 package is imported here, when first needed."""
 import subprocess
 
+from .svgview import page, view_html
+
 INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph cannot be rendered to "
                "{fmt}. Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew "
                "install graphviz` (macOS) or `conda install graphviz`. The DOT text is still "
@@ -32,17 +34,14 @@ def digraph(**kwargs):
             __doc__ = graphviz.Digraph.__doc__
 
             def _repr_html_(self):
-                from .svgview import view_html
                 return view_html(svg(self))
 
             def _repr_mimebundle_(self, include=None, exclude=None, **_):
                 text = svg(self)
-                from .svgview import view_html
                 return {"text/html": view_html(text), "image/svg+xml": text}
 
             def page(self):
                 """A complete HTML page with the pan-and-zoom view."""
-                from .player import page
                 return page(self._repr_html_(), "dagrad graph")
 
         _DIGRAPH = Digraph

@@ -312,3 +312,10 @@ def still_html(svg, note):
             f'src="data:image/svg+xml;base64,{data}"></div>'
             '<div style="font-family: Helvetica, Arial, sans-serif; font-size: 13px; '
             f'color: #666">A still picture: {html.escape(note)}.</div></div>')
+
+
+def page(fragment, title):
+    """A complete HTML document around ``fragment``."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{fragment}\n"
+            "</body>\n</html>\n")

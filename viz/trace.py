@@ -146,7 +146,7 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
     Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
     """
     if not isinstance(root, Tensor):
-        from . import foreign
+        from . import foreign     # here, not above: foreign builds on this module's Graph
         if foreign.follows_protocol(root):
             return foreign.trace(root, grads, names)
         raise TypeError(f"viz.trace: expected a Tensor, or a value of another engine with "
