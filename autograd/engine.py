@@ -164,9 +164,10 @@ class BackwardPass:
         add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
 
     def finish_leaf(self, leaf):
-        """A leaf's total is known: run its hooks, capture it, add it to ``.grad``."""
+        """A leaf's total is known: run its hooks, capture it, add it to ``.grad``. (A view
+        taken under ``no_grad()`` requires grad but, as in PyTorch, collects none.)"""
         grad = self.totals.pop(leaf, None)
-        if grad is None:
+        if grad is None or leaf.__dict__.get("_no_grad_view"):
             return
         if type(grad) is not np.ndarray and isinstance(grad, LazyGrad):
             grad = grad.dense()

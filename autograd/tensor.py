@@ -84,9 +84,10 @@ def real_array(data, dtype=None):
         arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
     if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
         arr = np.asarray(data, dtype=np.float64).astype(DEFAULT_DTYPE)   # [1.5, 2**70]
-    if arr.dtype.kind not in REAL_KINDS:
-        raise TypeError(f"tensor: cannot hold data of dtype {arr.dtype}: "
-                        f"{not_real_message(arr.dtype, data)}")
+    if arr.dtype.kind not in REAL_KINDS:      # an int beyond int64: PyTorch's ValueError
+        error = ValueError if arr.dtype.kind == "O" and _too_big_int(data) else TypeError
+        raise error(f"tensor: cannot hold data of dtype {arr.dtype}: "
+                    f"{not_real_message(arr.dtype, data)}")
     return arr
 
 

@@ -8,8 +8,6 @@ from dagrad import autograd as ag
 
 
 @pytest.mark.parametrize("data,message", [
-    (2 ** 70, "does not fit in int64"),
-    ([1, 2 ** 70], "the integer 1180591620717411303424 does not fit in int64"),
     (np.array([1, "a"], dtype=object), "not all numbers of one kind"),
     ([None, 1.0], "not all numbers of one kind"),
     ([1 + 2j], "dtype complex128: dagrad tensors hold real numbers"),
@@ -18,6 +16,12 @@ from dagrad import autograd as ag
 ])
 def test_non_real_data_is_refused_at_creation(data, message):
     with pytest.raises(TypeError, match=message):
+        ag.tensor(data)
+
+
+@pytest.mark.parametrize("data", [2 ** 70, [1, 2 ** 70], [[1], [-2 ** 64]]])
+def test_an_integer_beyond_int64_is_a_value_error_as_in_pytorch(data):
+    with pytest.raises(ValueError, match=r"the integer -?\d+ does not fit in int64"):
         ag.tensor(data)
 
 

@@ -135,6 +135,22 @@ def test_views_under_no_grad_of_a_tensor_that_requires_grad_require_grad():
         assert repr(views[0]).endswith("requires_grad=True)")
 
 
+def test_a_view_made_under_no_grad_collects_no_gradient():
+    """PyTorch: the view requires grad, yet backward through it fills no .grad (neither the
+    view's nor its base's) and autograd.grad finds it unused."""
+    torch = torch_or_skip()
+    for lib in (torch, dt):
+        w = lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            v = w[:2]
+        x = lib.ones(2, requires_grad=True)
+        ((v * 2).sum() + (x * 3).sum()).backward()
+        assert v.grad is None and w.grad is None, lib.__name__
+        assert x.grad.tolist() == [3.0, 3.0]
+        (unused,) = lib.autograd.grad((v * 2).sum(), v, allow_unused=True)
+        assert unused is None, lib.__name__
+
+
 def _no_grad_view(lib, base, take=lambda t: t[:3]):
     with lib.no_grad():
         return take(base)
