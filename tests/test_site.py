@@ -221,6 +221,11 @@ def test_screenshots_of_three_pages(site, served):
             open_page(page, served + rel)
             if name == "lesson_02":
                 page.locator(".vz-player").first.scroll_into_view_if_needed()
+                # the header swaps the site's name for the page's title once scrolled: shoot
+                # after that, not halfway through it
+                page.wait_for_selector(".md-header__title--active")
+                page.wait_for_function("() => document.getAnimations().every("
+                                       "a => a.playState !== 'running')")
             page.screenshot(path=str(SHOTS / f"{name}.png"))
         assert not problems, problems
     for name in shots:
