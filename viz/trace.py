@@ -87,11 +87,17 @@ class Edge:
 class Graph:
     """The traced graph. ``nodes`` are in forward (topological) order: every node comes after
     the nodes it reads; ``edges`` follow their consumer's order. ``root`` is the output node's
-    id; ``has_grads`` says whether gradients were computed."""
+    id; ``has_grads`` says whether gradients were computed. The edges of a node are found
+    from an index built once (a graph is not changed after it is made), so asking for the
+    edges of every node costs O(edges) in all, not O(nodes × edges)."""
 
     def __init__(self, nodes, edges, root, has_grads):
         self.nodes, self.edges, self.root, self.has_grads = nodes, edges, root, has_grads
         self.by_id = {n.id: n for n in nodes}
+        self._from, self._into = {}, {}
+        for e in edges:
+            self._from.setdefault(e.src, []).append(e)
+            self._into.setdefault(e.dst, []).append(e)
 
     def __getitem__(self, node_id):
         return self.by_id[node_id]
@@ -105,10 +111,12 @@ class Graph:
         return [n for n in self.nodes if n.kind == "op"]
 
     def edges_from(self, node_id):
-        return [e for e in self.edges if e.src == node_id]
+        """The edges leaving node ``node_id`` (the uses of its tensor), in ``edges``' order."""
+        return list(self._from.get(node_id, ()))
 
     def edges_into(self, node_id):
-        return [e for e in self.edges if e.dst == node_id]
+        """The edges entering node ``node_id`` (its inputs), in ``edges``' order."""
+        return list(self._into.get(node_id, ()))
 
     def find(self, name):
         """The nodes called ``name`` (an operation name such as ``"Mul"`` or a tensor name)."""
