@@ -1,9 +1,12 @@
 """Optimizer state_dict / load_state_dict: resuming gives exactly the uninterrupted run."""
+import weakref
+
 import numpy as np
 import pytest
 
 from dagrad import autograd as ag
 from dagrad import optim
+from tests.complexity import LINEAR, growth
 from tests.optim.optim_cases import CASES, arrange, case_id, make_params, train
 
 
@@ -49,7 +52,72 @@ def test_state_dict_layout():
     assert saved["state"][0]["step"] == 1
     assert set(saved["state"][2]) == {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}
     assert saved["state"][2]["exp_avg"].shape == (4,)
-    assert saved["state"][2]["exp_avg"] is not optimizer.state[c]["exp_avg"]
+
+
+def test_state_dict_shares_arrays_until_the_next_step_copies_those_still_held():
+    # copy on write: state_dict() hands out the state's own arrays; the next step copies the
+    # ones a returned dict still holds, and only those
+    a, b = (ag.tensor(np.ones(3), requires_grad=True) for _ in range(2))
+    optimizer = optim.Adam([a, b], lr=0.1)
+
+    def step():
+        for p in (a, b):
+            p.grad = ag.tensor(np.full(3, 0.5))
+        optimizer.step()
+
+    step()
+    # weak references: they do not hold the arrays, so they do not count as a holder
+    before = {(p, k): weakref.ref(v) for p in (a, b) for k, v in optimizer.state[p].items()
+              if isinstance(v, np.ndarray)}
+    kept = optimizer.state_dict()["state"][0]["exp_avg"]     # the rest of the dict is dropped
+    assert kept is before[a, "exp_avg"]()
+    saved_value = kept.copy()
+    step()
+    assert optimizer.state[a]["exp_avg"] is not kept          # copied: kept is still held
+    np.testing.assert_array_equal(kept, saved_value)          # and the step did not change it
+    for p, key in [(a, "exp_avg_sq"), (b, "exp_avg"), (b, "exp_avg_sq")]:
+        assert optimizer.state[p][key] is before[p, key](), key   # nobody held these
+    assert not np.array_equal(optimizer.state[b]["exp_avg"], saved_value)
+
+
+def test_lbfgs_steps_do_not_change_a_saved_history():
+    xy = ag.tensor(np.array([-1.0, 1.5]), requires_grad=True)
+    optimizer = optim.LBFGS([xy], max_iter=3, history_size=5)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = optim.rosenbrock(xy[0], xy[1])
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    saved = optimizer.state_dict()
+    history = [d.copy() for d in saved["state"][0]["old_dirs"]]
+    direction = saved["state"][0]["d"].copy()
+    optimizer.step(closure)
+    assert len(optimizer.state[xy]["old_dirs"]) > len(history)
+    assert len(saved["state"][0]["old_dirs"]) == len(history)
+    for ours, then in zip(saved["state"][0]["old_dirs"], history):
+        np.testing.assert_array_equal(ours, then)
+    np.testing.assert_array_equal(saved["state"][0]["d"], direction)
+
+
+def many_parameters(n):
+    """An Adam optimizer over ``n`` small parameters, each with its state."""
+    params = [ag.tensor(np.ones(4), requires_grad=True) for _ in range(n)]
+    for p in params:
+        p.grad = ag.tensor(np.ones(4))
+    optimizer = optim.Adam(params)
+    optimizer.step()
+    return optimizer
+
+
+def test_state_dict_is_linear_in_the_number_of_parameters():
+    def run(optimizer):
+        for _ in range(10):
+            optimizer.state_dict()
+    k = growth(many_parameters, run, 300)
+    assert k <= LINEAR, f"state_dict grows as n^{k:.2f}"
 
 
 def test_load_casts_state_to_parameter_dtype_and_checks_shapes():
