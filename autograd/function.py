@@ -41,6 +41,7 @@ So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy di
 """
 import numpy as np
 
+from .accumulate_grad import next_functions
 from .blas import product
 from .grad_mode import STATE
 from .recording import note_values
@@ -147,6 +148,11 @@ class Function:
     def differentiable(self):
         """True inside ``create_graph=True``: backward runs on Tensors and is recorded."""
         return self.xp is not NUMPY
+
+    @property
+    def next_functions(self):
+        """PyTorch's ``grad_fn.next_functions``: ``(node, 0)`` per input (``accumulate_grad``)."""
+        return next_functions(self)
 
     @property
     def name(self):

@@ -161,6 +161,15 @@ class SparseTensor:
                             self._coalesced)
 
 
+def as_dense_operand(x):
+    """The dense form of a sparse operand of ``dense + sparse`` / ``dense - sparse`` (PyTorch's
+    result is dense; the sparse values get their gradients through ``to_dense``). Called when
+    the operation refused ``x``: anything but a sparse tensor is re-raised as it was."""
+    if not isinstance(x, SparseTensor):
+        raise
+    return x.to_dense()
+
+
 def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requires_grad=False,
                       check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values[k]`` at ``indices[:, k]`` (see the module's docstring).

@@ -12,22 +12,22 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 """
 import numpy as np
 
+from .default_dtype import DEFAULT
 from .device import check_device
+from .printing import format_tensor, tensor_repr
 from .scalars import checked_integer_array
 from .size import Size
 
 _tuple_new = tuple.__new__
 new_object = object.__new__   # looked up once: the lookup is a third of make_tensor's cost
 
-DEFAULT_DTYPE = np.float32
-
 
 def as_array(data, dtype=None):
     """Convert ``data`` (Tensor, ndarray, number, nested list) to an ndarray.
 
-    Python floats become float32 (the default dtype) unless ``dtype`` says otherwise; NumPy
-    arrays and scalars keep their dtype, also inside lists (``[np.float64(1.5)]`` is float64),
-    as ``torch.tensor`` does.
+    Python floats become the default dtype (float32 unless ``set_default_dtype``) unless
+    ``dtype`` says otherwise; NumPy arrays and scalars keep their dtype, also inside lists
+    (``[np.float64(1.5)]`` is float64), as ``torch.tensor`` does.
     """
     if isinstance(data, Tensor):
         data = data._data
@@ -37,7 +37,7 @@ def as_array(data, dtype=None):
         return np.asarray(data)
     arr = np.asarray(data)
     if arr.dtype == np.float64 and not _holds_float64(data):
-        arr = arr.astype(DEFAULT_DTYPE)
+        arr = arr.astype(DEFAULT.dtype)
     return arr
 
 
@@ -83,7 +83,7 @@ def real_array(data, dtype=None):
     if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
         arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
     if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
-        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT_DTYPE)   # [1.5, 2**70]
+        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT.dtype)   # [1.5, 2**70]
     if arr.dtype.kind not in REAL_KINDS:      # an int beyond int64: PyTorch's ValueError
         error = ValueError if arr.dtype.kind == "O" and _too_big_int(data) else TypeError
         raise error(f"tensor: cannot hold data of dtype {arr.dtype}: "
@@ -311,15 +311,8 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __repr__(self):
-        body = np.array2string(self._data, separator=", ", precision=4, prefix="tensor(")
-        extras = []
-        if self._data.dtype not in (np.float32, np.int64, np.bool_):
-            extras.append(f"dtype={self._data.dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        """As PyTorch prints it: ``tensor([0.3932, 0.2100])`` (``autograd/printing.py``)."""
+        return tensor_repr(self)
 
     # ------------------------------------------------------------------- autograd interface
     def requires_grad_(self, requires_grad=True):
@@ -392,10 +385,8 @@ class Tensor:
         return _is_float(self._data.dtype)
 
     def __format__(self, spec):
-        """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""
-        if self._data.size == 1 and spec:
-            return format(self._data.item(), spec)
-        return format(str(self), spec)
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its number, as PyTorch."""
+        return format_tensor(self, spec)
 
 
 def raw_data(x):

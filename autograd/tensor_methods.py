@@ -15,6 +15,7 @@ import numpy as np
 
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
+from . import sampling, sparse
 from .inplace import restride, write
 from .missing import install_missing
 from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
@@ -134,13 +135,19 @@ class TensorMethods:
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
-        return elementwise.Add.apply(self, other)
+        try:
+            return elementwise.Add.apply(self, other)
+        except TypeError:       # dense + sparse is dense, as in PyTorch (free when not raised)
+            return elementwise.Add.apply(self, sparse.as_dense_operand(other))
 
     def __radd__(self, other):
         return elementwise.Add.apply(other, self)
 
     def __sub__(self, other):
-        return elementwise.Sub.apply(self, other)
+        try:
+            return elementwise.Sub.apply(self, other)
+        except TypeError:
+            return elementwise.Sub.apply(self, sparse.as_dense_operand(other))
 
     def __rsub__(self, other):
         return elementwise.Sub.apply(other, self)
@@ -294,6 +301,9 @@ class TensorMethods:
 
     def log(self):
         return elementwise.Log.apply(self)
+
+    def log10(self):
+        return composed.log10(self)
 
     def sqrt(self):
         return elementwise.Sqrt.apply(self)
@@ -613,6 +623,15 @@ class TensorMethods:
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        return sampling.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def nelement(self):
+        return self.numel()
 
     # --------------------------------------------- new tensors like this one (PyTorch's new_*)
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

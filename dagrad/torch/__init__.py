@@ -28,7 +28,8 @@ from dagrad.autograd import manual_seed as _manual_seed
 from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
 from dagrad.autograd.size import Size  # noqa: F401
 
-from . import accelerator, autograd, backends, cuda, nn, onnx, optim, sparse, utils  # noqa: F401
+from . import (accelerator, autograd, backends, cuda, functional, nn, onnx, optim,  # noqa: F401
+               sparse, utils)
 from ._missing import NotInDagradError, forward_to, install_missing_modules
 from .serialization import load, save  # noqa: F401
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
@@ -72,10 +73,6 @@ def manual_seed(seed):
     """Seed dagrad's global generator (``rand``, ``randn``, dropout, init, shuffling)."""
     _manual_seed(seed)
     return Generator().manual_seed(seed)
-
-
-def get_default_dtype():
-    return float32
 
 
 def numel(x):

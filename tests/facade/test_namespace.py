@@ -177,7 +177,9 @@ def test_from_numpy_shares_memory_and_format_uses_the_number():
     t = torch.from_numpy(array)
     array[1] = 5
     assert t[1].item() == 5
-    assert f"{torch.tensor(2.5):+.2f}" == "+2.50" and f"{torch.tensor([1.0]):.1f}" == "1.0"
+    assert f"{torch.tensor(2.5):+.2f}" == "+2.50" and f"{torch.tensor(2.5)}" == "2.5"
+    with pytest.raises(TypeError):      # as PyTorch: only a 0-d tensor formats as its number
+        f"{torch.tensor([1.0]):.1f}"
 
 
 def test_dropout_1d_and_2d_drop_whole_channels():
