@@ -27,9 +27,9 @@ def set_default_dtype(d):
     it from now on; tensors that exist keep theirs."""
     try:
         dtype = np.dtype(d)
-    except TypeError:
-        raise TypeError(f"set_default_dtype: {d!r} is not a dtype; only floating-point types "
-                        f"are supported as the default type (float32, float64, float16)") from None
+    except TypeError as e:
+        raise TypeError(f"set_default_dtype({d!r}): only floating-point types are supported "
+                        f"as the default type (float32, float64, float16); {e}") from None
     if dtype not in _FLOATING:
         raise TypeError(f"set_default_dtype({dtype}): only floating-point types are supported "
                         f"as the default type (float32, float64, float16)")

@@ -20,7 +20,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     ``replacement`` each draw is independent (index = the first k with F_k > u, F the row's
     cumulative weights over their sum, u ~ U[0, 1)); without it, the indices come in the order
     successive draws without replacement give them (the k largest of wᵢ / Eᵢ, Eᵢ ~ Exp(1): the
-    same distribution). From the global generator (``manual_seed``) or ``generator``.
+    same distribution; categories of weight 0 come last, as in PyTorch). From the global
+    generator (``manual_seed``) or ``generator``.
     """
     weights = np.asarray(raw_data(input), dtype=np.float64)
     _check_weights(weights, num_samples, replacement)
@@ -53,15 +54,10 @@ def _check_weights(weights, num_samples, replacement):
     if (weights.sum(axis=-1) <= 0).any():
         raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities "
                            "<= 0)")
-    if not replacement:
-        if num_samples > weights.shape[-1]:
-            raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) "
-                               f"samples without replacement ({num_samples} > "
-                               f"{weights.shape[-1]}); pass replacement=True to draw more")
-        if (np.count_nonzero(weights, axis=-1) < num_samples).any():
-            raise RuntimeError(f"multinomial: invalid multinomial distribution (with "
-                               f"replacement=False, not enough non-negative category to "
-                               f"sample): fewer than {num_samples} categories have weight > 0")
+    if not replacement and num_samples > weights.shape[-1]:
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples "
+                           f"without replacement ({num_samples} > {weights.shape[-1]}); pass "
+                           f"replacement=True to draw more")
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):

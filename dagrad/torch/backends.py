@@ -33,5 +33,23 @@ cudnn = _backend("cudnn", "cuDNN: absent; its settings are kept and change nothi
                  is_available=_false, enabled=False, deterministic=False, benchmark=False,
                  allow_tf32=False)
 
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision):
+    """``torch.set_float32_matmul_precision``: "highest", "high" or "medium" lets PyTorch use
+    TF32 or bfloat16 inside float32 products on GPUs; dagrad keeps the setting and computes
+    in float32 whatever it is (what "highest" asks)."""
+    if precision not in _MATMUL_PRECISIONS:
+        raise RuntimeError(f"set_float32_matmul_precision: invalid precision {precision!r}; "
+                           f"use one of {', '.join(_MATMUL_PRECISIONS)}")
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision():
+    return _matmul_precision[0]
+
+
 __path__ = []           # a package to the import system: `import torch.backends.cudnn` works
 __getattr__ = forward_to("torch.backends")
