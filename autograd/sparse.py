@@ -248,9 +248,19 @@ def spmm(sparse, dense):
     return indexing.Unindex.apply(scaled, index=(rows,), shape=(sparse.shape[0], dense.shape[1]))
 
 
+def dense_spmm(dense, sparse):
+    """The dense product of a dense matrix (n, m) with a 2-D sparse tensor (m, p), as
+    PyTorch's ``dense @ sparse``: (Sᵀ Dᵀ)ᵀ, so it costs O(nnz · n) like ``spmm``."""
+    flipped = SparseTensor(sparse._indices_array[::-1], sparse._values_tensor,
+                           tuple(sparse.shape)[::-1])
+    return spmm(flipped, as_tensor(dense).transpose(0, 1)).transpose(0, 1)
+
+
 def mm(a, b):
-    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` is a sparse tensor."""
+    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` or ``b`` is a sparse tensor."""
     if isinstance(a, SparseTensor):
         return spmm(a, b)
+    if isinstance(b, SparseTensor):
+        return dense_spmm(a, b)
     from .ops.linalg import matmul
     return matmul(a, b)

@@ -183,6 +183,8 @@ class TensorMethods:
         return elementwise.Remainder.apply(other, self)
 
     def __matmul__(self, other):
+        if isinstance(other, sparse.SparseTensor):     # dense @ sparse is dense, as PyTorch
+            return sparse.dense_spmm(self, other)
         return linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
