@@ -44,8 +44,8 @@ import inspect
 
 import numpy as np
 
-from .scalars import check_python_int, checked_fill_value, wrapped_int
 from .default_dtype import DEFAULT
+from .scalars import check_python_int, checked_fill_value, wrapped_int
 from .tensor import Tensor, as_array, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
@@ -348,7 +348,8 @@ def promote_power(op, inputs):
 
 @guarded_by(float_first)
 def to_float(op, inputs):
-    """Rule ``to_float``: an integer or bool first input is computed in the default dtype (float32)."""
+    """Rule ``to_float``: an integer or bool first input is computed in the default dtype
+    (float32 unless ``set_default_dtype``)."""
     x = inputs[0]
     # A number keeps its full precision (a backward formula's log(2) must stay float64; as a
     # 0-d value it never raises a tensor's precision anyway); integers become float32.

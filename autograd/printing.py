@@ -245,7 +245,26 @@ def backward_name(node):
         return f"{name}Backward{0 if whole else 1}"
     if name == "Pow" and len(getattr(node, "parents", ())) == 2 and node.parents[1] is not None:
         return "PowBackward1"
+    if name == "GetItem":
+        return _indexing_name(getattr(node, "index", None))
     return _BACKWARD_NAMES.get(name, name + "Backward0")
+
+
+def _indexing_name(index):
+    """PyTorch's node for ``x[index]``: the last step it takes, reading the index left to
+    right (an int selects, a slice other than ``:`` slices, None unsqueezes; index arrays and
+    masks index)."""
+    name = "AliasBackward0"
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, (int, np.integer)):
+            name = "SelectBackward0"
+        elif isinstance(item, slice):
+            name = name if item == slice(None) else "SliceBackward0"
+        elif item is None:
+            name = "UnsqueezeBackward0"
+        elif item is not Ellipsis:
+            return "IndexBackward0"
+    return name
 
 
 def format_tensor(tensor, spec):

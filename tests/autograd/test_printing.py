@@ -68,6 +68,10 @@ def _data(t):
         "relu": t.relu(leaf),
         "requires grad float64": t.tensor([1.0, 2.0], dtype=f64, requires_grad=True),
         "long with grad": t.ones(3000, requires_grad=True) * 2,
+        "selected": leaf[0],
+        "sliced": leaf[:, 1:],
+        "indexed": leaf[[1, 0]],
+        "linear layer": t.nn.functional.linear(leaf, weight, t.tensor([0.5, 0.0])),
     })
     return cases
 
