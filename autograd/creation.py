@@ -6,10 +6,10 @@ is accepted, a GPU is refused with one clear error (see ``autograd/device.py``).
 import numpy as np
 
 from .args import size_arg
+from .default_dtype import DEFAULT, float_dtype as _float_dtype
 from .device import check_device
 from .random import generator, numpy_generator
 from .scalars import check_python_int, checked_fill_value
-from .default_dtype import DEFAULT, float_dtype as _float_dtype
 from .tensor import Tensor, raw_data
 
 
@@ -25,6 +25,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a Tensor (PyTorch's ``torch.as_tensor``): a Tensor passes through (converted
+    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory. ``device``
+    can only be the CPU."""
+    if device is not None:
+        check_device(device, "as_tensor")
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
+    return Tensor(data, dtype=dtype)
 
 
 def legacy_new(dtype, *args, device=None):

@@ -44,9 +44,10 @@ import inspect
 
 import numpy as np
 
+from .convert import as_array
 from .default_dtype import DEFAULT
 from .scalars import check_python_int, checked_fill_value, wrapped_int
-from .tensor import Tensor, as_array, raw_data
+from .tensor import Tensor, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
@@ -158,7 +159,7 @@ def _convert(x, dtype):
     if isinstance(x, Tensor):
         if x._data.dtype == dtype:
             return x
-        from .ops.elementwise import cast
+        from .ops.cast import cast
         return cast(x, dtype)
     if isinstance(x, np.ndarray):
         return x if x.dtype == dtype else x.astype(dtype)
