@@ -107,7 +107,7 @@ def test_a_class_that_is_not_allowed_is_never_created():
      "not an allowed function"),
     (P + global_("torch", "FloatStorage") + b")R.", "not an allowed function"),
     # dagrad's own code that is not a module class
-    (P + global_("dagrad.nn.serialization", "atomic_write") + b".", "not an allowed"),
+    (P + global_("dagrad.nn.formats.atomic", "atomic_write") + b".", "not an allowed"),
     # allowed functions given arguments that would allocate without bound
     (P + global_("builtins", "bytearray") + b"J\xff\xff\xff\x7f\x85R.", "bytearray"),
     (P + global_("_codecs", "encode") + text("x") + text("rot13") + b"\x86R.", "encodes"),

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from dagrad import autograd as ag
 from dagrad import nn
-from dagrad.nn.zipcheck import SerializationError
+from dagrad.nn.formats import SerializationError
 
 # A loader may hold a few copies of what it reads (the file's bytes, the parsed JSON, the
 # arrays) plus fixed costs (zipfile's and NumPy's objects): at most this many bytes per byte of
@@ -44,19 +44,15 @@ def _npz_bytes():
                        "mask": ag.tensor([True, False])},
              "step": np.int64(3), "lr": 0.5, "names": ["a", "b"], "shape": (2, 3),
              "table": np.arange(6, dtype=np.uint8).reshape(2, 3).T}
-    from dagrad.nn.serialization import _encode, _write_npz, FORMAT, MANIFEST, VERSION
-    arrays = {}
-    tree = _encode(state, arrays, "", set())
-    arrays[MANIFEST] = np.array(json.dumps({"format": FORMAT, "version": VERSION, "tree": tree}))
-    _write_npz(buffer, arrays)
+    nn.save(state, buffer, format="npz")
     return buffer.getvalue()
 
 
 def _safetensors_bytes(tmp_path):
     path = tmp_path / "seed.safetensors"
-    nn.save_safetensors({"w": ag.arange(12.0).reshape(3, 4), "b": ag.zeros(3, dtype=ag.int64),
-                         "m": ag.tensor([True, False]), "h": np.ones(3, np.float16)}, path,
-                        metadata={"format": "pt"})
+    nn.save({"w": ag.arange(12.0).reshape(3, 4), "b": ag.zeros(3, dtype=ag.int64),
+             "m": ag.tensor([True, False]), "h": np.ones(3, np.float16)}, path,
+            metadata={"format": "pt"})
     return path.read_bytes()
 
 
@@ -218,7 +214,7 @@ def test_the_seeds_load(tmp_path, safetensors_seed):
     (tmp_path / "s.npz").write_bytes(NPZ_SEED)
     assert nn.load(tmp_path / "s.npz")["step"] == 3
     (tmp_path / "s.safetensors").write_bytes(safetensors_seed)
-    assert sorted(nn.load_safetensors(tmp_path / "s.safetensors")) == ["b", "h", "m", "w"]
+    assert sorted(nn.load(tmp_path / "s.safetensors")) == ["b", "h", "m", "w"]
 
 
 @FUZZ
@@ -232,7 +228,7 @@ def test_npz_mutants_load_or_raise_serialization_error(tmp_path, data):
 @given(data=st.data())
 def test_safetensors_mutants_load_or_raise_serialization_error(tmp_path, safetensors_seed, data):
     raw = data.draw(safetensors_mutant(safetensors_seed))
-    check_mutant(nn.load_safetensors, tmp_path / "mutant.safetensors", raw)
+    check_mutant(nn.load, tmp_path / "mutant.safetensors", raw)
 
 
 def test_the_memory_bound_can_fail(tmp_path):
