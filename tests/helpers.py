@@ -145,3 +145,28 @@ def one_blas_thread():
         return
     with threadpool_limits(1, user_api="blas"):
         yield
+
+
+def run_bounded(code, seconds=60, memory=3 << 30):
+    """Run the Python source ``code`` in a fresh process that cannot hang the suite or take the
+    machine's memory: killed after ``seconds`` (reported as ``returncode`` None) and limited to
+    ``memory`` bytes of address space, so a regression to blocking on a FIFO, reading
+    ``/dev/zero`` without end or overflowing the C stack fails its test instead of hanging
+    it. Returns the ``subprocess.CompletedProcess`` (text output)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=seconds, preexec_fn=limit, env=env, cwd=root)
+    except subprocess.TimeoutExpired as e:
+        def text(out):
+            return out.decode(errors="replace") if isinstance(out, bytes) else out or ""
+        return subprocess.CompletedProcess(e.cmd, None, text(e.stdout), text(e.stderr))
