@@ -42,6 +42,13 @@ def saved_state(module, where, who):
             if key not in SKIPPED and key not in derived}
 
 
+def refuse_cycles(module, who):
+    """Before saving: RuntimeError naming ``who`` and the path if ``module`` contains itself
+    (a file written from it would hold a model no walk could finish)."""
+    for _ in module._walk(who):
+        pass
+
+
 def global_name(obj, where, who):
     """``(module, qualname)`` by which a file names the class or function ``obj``; TypeError
     when that name would not find ``obj`` again (a lambda, a local class)."""
@@ -141,7 +148,7 @@ def _module_or_none(value, name):
 
 
 
-def refuse_cycles(modules):
+def refuse_loaded_cycles(modules):
     """Raise ``SerializationError`` if a module in ``modules`` (every module one load built)
     is among its own descendants. Shared children (one layer under two names, a DAG) are
     allowed, as in PyTorch. One depth-first walk, O(modules + children)."""

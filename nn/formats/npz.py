@@ -29,6 +29,7 @@ from ..module import Module
 from . import allowlist
 from .errors import SerializationError
 from .module_tree import module_to_tree, tree_to_module
+from .modules import refuse_cycles
 from .zipcheck import checked_zip
 
 FORMAT = "dagrad.state"
@@ -105,6 +106,7 @@ def _encode(obj, arrays, path, open_containers):
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
     if isinstance(obj, Module):
+        refuse_cycles(obj, "nn.save")
         return {"module": _encode(module_to_tree(obj, path or "<root>"), arrays, path,
                                   open_containers)}
     if isinstance(obj, (dict, list, tuple)):

@@ -14,6 +14,7 @@ from dagrad import autograd as ag
 from dagrad import nn, optim
 from dagrad import torch as dtorch
 from dagrad.nn import SerializationError
+from tests.helpers import run_bounded
 
 CALLED = []         # what a Trap records when any of its code runs
 
@@ -190,6 +191,87 @@ def test_damaged_zip_containers_are_refused():
         zf.writestr("archive/data.pkl", b"\x80\x02}." + bytes(10 ** 6))
     with pytest.raises(SerializationError, match="compressed"):
         load(compressed.getvalue())
+
+
+def _module_holding(children):
+    """A pickle of a Linear whose _modules table holds ``children`` (pickle bytes each)."""
+    table = b"".join(text(name) + data for name, data in children.items())
+    return (global_("torch.nn.modules.linear", "Linear") + b")\x81q\x00}" + text("_modules")
+            + b"}(" + table + b"usb")
+
+
+def test_a_module_that_contains_itself_is_refused_when_loaded():
+    """A 421-byte file whose Linear is its own child: once loaded, every walk over it
+    (state_dict, train, repr) would never end, so loading refuses it."""
+    data = pt_file(P + _module_holding({"me": b"h\x00"}) + b".")
+    assert len(data) < 500
+    for read in (load, lambda raw: nn.load(io.BytesIO(raw))):
+        with pytest.raises(SerializationError, match="a Linear module that contains itself: "
+                                                     "'me' below it is that module again"):
+            read(data)
+    two = (global_("torch.nn.modules.container", "Sequential") + b")\x81q\x01}"
+           + text("_modules") + b"}" + text("back") + b"h\x00ssb")    # whose child is the outer one
+    with pytest.raises(SerializationError, match="'inner.back' below it"):
+        load(pt_file(P + _module_holding({"inner": two}) + b"."))
+
+
+def test_shared_children_load_as_one_module():
+    shared = global_("torch.nn.modules.linear", "Linear") + b")\x81}b"     # an empty Linear
+    data = P + global_("torch.nn.modules.container", "Sequential") + b")\x81}" + text(
+        "_modules") + b"}(" + text("a") + shared + b"q\x07" + text("b") + b"h\x07usb."
+    model = load(pt_file(data))
+    assert model.a is model.b and list(dict(model.named_modules())) == ["", "a"]
+
+
+def test_saving_a_module_that_contains_itself_is_refused_before_the_file_is_touched(tmp_path):
+    m = nn.Linear(2, 2)
+    m.add_module("me", m)
+    for path in (tmp_path / "m.pt", tmp_path / "m.npz"):
+        with pytest.raises(RuntimeError, match="the module tree has a cycle"):
+            nn.save({"model": m}, path)
+        assert not path.exists()
+
+
+_DEEP = """
+import io, zipfile
+from dagrad import nn, torch
+
+def pt_file(pickle_bytes):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("archive/data.pkl", pickle_bytes)
+        zf.writestr("archive/byteorder", "little")
+        zf.writestr("archive/version", "3\\n")
+    return buffer.getvalue()
+
+n = 300_000
+cases = {
+    "tuple": b"\\x80\\x02K\\x01" + b"\\x85" * n + b".",
+    "dict key": b"\\x80\\x02}K\\x01" + b"\\x85" * n + b"K\\x02s.",
+    "list": b"\\x80\\x02" + b"]" * (n + 1) + b"a" * n + b".",
+    "within the limit": b"\\x80\\x02}K\\x01" + b"\\x85" * 900 + b"K\\x02s.",
+}
+for name, data in cases.items():
+    try:
+        loaded = torch.load(io.BytesIO(pt_file(data)))
+        print(name, "|", "loaded", type(loaded).__name__, len(pt_file(data)), flush=True)
+    except nn.SerializationError as e:
+        print(name, "|", type(e).__name__, e, len(pt_file(data)), flush=True)
+"""
+
+
+def test_a_deeply_nested_pickle_is_refused_instead_of_crashing_the_interpreter():
+    """300,000 one-element tuples, each inside the next (a 300 KB file): hashing the outer one
+    (a dict key) recursed in C until the interpreter crashed. Run in a subprocess, so a crash
+    fails this test instead of ending the suite."""
+    out = run_bounded(_DEEP, seconds=300)
+    assert out.returncode == 0, f"the interpreter died ({out.returncode}): {out.stderr[-800:]}"
+    lines = dict(line.split(" | ", 1) for line in out.stdout.splitlines())
+    for case in ("tuple", "dict key", "list"):
+        assert lines[case].startswith("SerializationError torch.load: the file's data.pkl "
+                                      "nests containers more than 1000 deep"), lines[case]
+    assert lines["tuple"].endswith(" 300359")               # a 300 KB file
+    assert lines["within the limit"].startswith("loaded dict"), lines
 
 
 # --------------------------------------------------------------------------------- fuzzing

@@ -38,8 +38,13 @@ SCRIPT = """
 import json, signal
 {imports}
 
+class Hung(BaseException):      # not an OSError, which a reader might catch
+    pass
+
+
 def hung(*args):
-    raise TimeoutError("the walk did not end within 10 s")
+    raise Hung("the walk did not return within 10 s")
+
 
 signal.signal(signal.SIGALRM, hung)
 for name, call in json.loads({walks!r}).items():

@@ -69,7 +69,13 @@ def read(f, where, who="torch.load", weights_only=True, map_location=None):
     Raises ``SerializationError`` for a file that is not PyTorch's zip format, is damaged, or
     names anything not allowed; ``RuntimeError`` for GPU storages without ``map_location``.
     """
-    return _load_stream(f, where, map_location, weights_only)
+    try:
+        return _load_stream(f, where, map_location, weights_only)
+    except (SerializationError, RuntimeError) as e:     # RuntimeError: GPU storages
+        prefix = "torch.load: "             # what every message of this reader starts with
+        if who != "torch.load" and str(e).startswith(prefix):
+            e.args = (f"{who}: {str(e)[len(prefix):]}",)    # named after the door used
+        raise
 
 
 def _load_stream(fh, where, map_location, weights_only):

@@ -31,7 +31,7 @@ from dagrad.autograd.size import Size
 
 from ...module import Module
 from ...parameter import Parameter
-from ..modules import global_name, saved_state
+from ..modules import global_name, refuse_cycles, saved_state
 from .dtypes import STORAGE_NAMES, TORCH_NAMES, UNTYPED_DTYPES
 
 PROTO, STOP, MARK, TUPLE, EMPTY_TUPLE = b"\x80", b".", b"(", b"t", b")"
@@ -55,6 +55,7 @@ class Pickler:
         self.keep = []          # objects whose id is in memo, kept alive while pickling
         self.storages = []      # [(key, array)] in order of first use
         self.path = []          # where in the object we are, for error messages
+        self.in_module = 0      # how many modules are being saved around the current object
 
     def dumps(self, obj):
         self.out += PROTO + b"\x02"
@@ -146,7 +147,11 @@ class Pickler:
         elif isinstance(obj, (Tensor, np.ndarray)):
             self.save_tensor(obj)
         elif isinstance(obj, Module):
+            if not self.in_module:          # the outermost module: its tree must end
+                refuse_cycles(obj, "torch.save")
+            self.in_module += 1
             self.save_object(obj, saved_state(obj, self.where(), "torch.save"))
+            self.in_module -= 1
         else:
             self.save_other(obj)
 

@@ -21,7 +21,7 @@ No container is nested more than ``MAX_DEPTH`` deep (counted as each is built or
 300 KB file of 300,000 one-element tuples, each inside the next, would otherwise crash the
 interpreter as soon as the outer one is hashed (a dict key): hashing a tuple recurses in C with
 no limit. The modules a file builds must form a tree, shared children allowed
-(``modules.refuse_cycles`` runs when the pickle ends). Every malformed input raises
+(``modules.refuse_loaded_cycles`` runs when the pickle ends). Every malformed input raises
 ``SerializationError``.
 """
 import struct
@@ -209,7 +209,7 @@ class RestrictedUnpickler:
                                          f"never use")
             if op is _stop:
                 result = self.pop()
-                modules.refuse_cycles(self.modules)
+                modules.refuse_loaded_cycles(self.modules)
                 return result
             op(self)
 
