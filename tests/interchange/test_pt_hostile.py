@@ -367,3 +367,28 @@ def test_mutated_records_load_or_raise_serialization_error(which, edits, member)
 @given(which=st.sampled_from([0, 1, 2]), edits=EDITS)
 def test_mutated_files_load_or_raise_serialization_error(which, edits):
     _load_bounded(_mutate(VALID[which], edits))
+
+
+# opcodes that reshape what a pickle builds: memo reads and writes (which can close a module
+# into a cycle or reach one object from many places), tuples, containers filled again, BUILD
+OPCODE_SNIPPETS = [b"h\x00", b"h\x01", b"h\x02", b"h\x05", b"q\x00", b"q\x01", b"q\x05",
+                   b"\x85", b"\x86", b"\x87", b"(", b"t", b")", b"]", b"}", b"s", b"u", b"a",
+                   b"e", b"b", b"\x81", b"R", b"N", b"K\x01", b"\x85" * 1100, b"(" * 50]
+
+
+@settings(max_examples=200, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.sampled_from([0, 1, 2]), splices=st.lists(st.tuples(
+    st.integers(0, 1 << 16), st.lists(st.sampled_from(OPCODE_SNIPPETS), min_size=1,
+                                      max_size=4)), min_size=1, max_size=3))
+def test_opcodes_spliced_into_the_pickle_load_or_raise_serialization_error(which, splices):
+    """Opcodes inserted where the pickle has opcodes of its own: the restricted interpreter's
+    checks (stack, memo, nesting depth, module cycles, allowed state) refuse what they build,
+    or it loads; the same bound on memory holds."""
+    records = _records(VALID[which])
+    name = next(k for k in records if k.endswith("/data.pkl"))
+    data = bytearray(records[name])
+    for where, snippets in splices:
+        i = 2 + where % max(len(data) - 3, 1)          # after PROTO, before STOP
+        data[i:i] = b"".join(snippets)
+    records[name] = bytes(data)
+    _load_bounded(_rezip(records))
