@@ -35,7 +35,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import check_device, parse_to_args
-from dagrad.autograd.function import hook_name, is_finite
+from dagrad.autograd.anomaly import hook_name, is_finite
 from dagrad.autograd.grad_mode import STATE
 from dagrad.autograd.versions import mark_written
 

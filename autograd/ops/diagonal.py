@@ -16,7 +16,7 @@ from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function
 from ..tensor import Tensor
-from .elementwise import where
+from .piecewise import where
 from .shape import mark_view
 
 

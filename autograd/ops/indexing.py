@@ -9,12 +9,14 @@ import re
 import numpy as np
 
 from ..args import normalize_dim
+from ..convert import as_array
 from ..dtypes import promote_inputs
-from ..function import Function, SliceGrad
+from ..function import Function
+from ..lazy_grads import SliceGrad
 from ..scalars import checked_fill_value
-from ..tensor import Tensor, as_array
+from ..tensor import Tensor
 from ..xp import _is_basic
-from .elementwise import Where
+from .piecewise import Where
 from .shape import mark_view
 
 

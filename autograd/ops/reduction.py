@@ -203,7 +203,7 @@ def _accumulating(x, dtype):
         if x._data.dtype.kind not in "biu" or x._data.dtype == np.int64:
             return x
         dtype = np.int64
-    from .elementwise import cast
+    from .cast import cast
     return cast(x, dtype)
 
 
@@ -278,7 +278,7 @@ def max(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise maximum of the two
     (``torch.max(a, b)``), as PyTorch."""
     if args and isinstance(args[0], Tensor):
-        from .elementwise import maximum
+        from .piecewise import maximum
         return maximum(x, args[0])
     return _max_along(x, *args, **kwargs)
 
@@ -288,7 +288,7 @@ def min(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise minimum of the two
     (``torch.min(a, b)``)."""
     if args and isinstance(args[0], Tensor):
-        from .elementwise import minimum
+        from .piecewise import minimum
         return minimum(x, args[0])
     return _min_along(x, *args, **kwargs)
 
@@ -353,7 +353,7 @@ def log_softmax(x, dim, dtype=None):
 def _converted(x, dtype):
     if dtype is None or x._data.dtype == np.dtype(dtype):
         return x
-    from .elementwise import cast
+    from .cast import cast
     return cast(x, dtype)
 
 
