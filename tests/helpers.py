@@ -147,6 +147,30 @@ def one_blas_thread():
         yield
 
 
+class Hung(BaseException):      # not an OSError, which a reader under test might catch
+    """Raised by ``outcome_within`` when its call does not return in time."""
+
+
+def outcome_within(seconds, call):
+    """``["returns", value]`` or ``[exception name, message, is a ValueError]`` for ``call()``,
+    interrupted after ``seconds`` by an alarm (which also breaks a blocked ``open`` of a FIFO)
+    that raises ``Hung``. For subprocesses of ``run_bounded``: the main thread only."""
+    import signal
+
+    def hung(*args):
+        raise Hung(f"the call did not return within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        return ["returns", call()]
+    except BaseException as e:     # what is raised is what the caller checks
+        return [type(e).__name__, str(e)[:400], isinstance(e, ValueError)]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run_bounded(code, seconds=60, memory=3 << 30):
     """Run the Python source ``code`` in a fresh process that cannot hang the suite or take the
     machine's memory: killed after ``seconds`` (reported as ``returncode`` None) and limited to

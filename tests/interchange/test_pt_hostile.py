@@ -15,6 +15,7 @@ from dagrad import nn, optim
 from dagrad import torch as dtorch
 from dagrad.nn import SerializationError
 from tests.helpers import run_bounded
+from tests.nn.zip_builder import pt_file
 
 CALLED = []         # what a Trap records when any of its code runs
 
@@ -32,18 +33,6 @@ class Trap:
     def __reduce__(self):
         CALLED.append("__reduce__")
         return (Trap, ())
-
-
-def pt_file(pickle_bytes, storages=()):
-    """A well-formed zip in torch.save's layout around ``pickle_bytes``."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("archive/data.pkl", pickle_bytes)
-        zf.writestr("archive/byteorder", "little")
-        for key, data in storages:
-            zf.writestr(f"archive/data/{key}", data)
-        zf.writestr("archive/version", "3\n")
-    return buffer.getvalue()
 
 
 def text(s):
@@ -233,16 +222,9 @@ def test_saving_a_module_that_contains_itself_is_refused_before_the_file_is_touc
 
 
 _DEEP = """
-import io, zipfile
+import io
 from dagrad import nn, torch
-
-def pt_file(pickle_bytes):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("archive/data.pkl", pickle_bytes)
-        zf.writestr("archive/byteorder", "little")
-        zf.writestr("archive/version", "3\\n")
-    return buffer.getvalue()
+from tests.nn.zip_builder import pt_file
 
 n = 300_000
 cases = {

@@ -123,16 +123,9 @@ def test_whole_modules_follow_one_allowlist_in_every_format(tmp_path, suffix):
 
 
 _NEVER_IMPORTED = """
-import io, json, os, sys, tempfile, zipfile
+import json, os, sys, tempfile
 from dagrad import torch
-from tests.nn.zip_builder import archive, manifest, plain
-
-def pt_file(pickle_bytes):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("archive/data.pkl", pickle_bytes)
-        zf.writestr("archive/version", "3\\n")
-    return buffer.getvalue()
+from tests.nn.zip_builder import archive, manifest, plain, pt_file
 
 module = "dagrad.d2l.gan"
 tree = {"module": {"dict": [["__dagrad_module__", {"value": module + ":Discriminator"}],

@@ -249,19 +249,17 @@ def _build(u):
 
 
 def _append(u):
-    item = u.pop()
-    target = u.top()
-    if type(target) is not list:
-        raise SerializationError(f"torch.load: APPEND to a {type(target).__name__}")
-    target.append(item)
-    u.nest(target, (item,))
+    _extend(u, [u.pop()], "APPEND")
 
 
 def _appends(u):
-    items = u.pop_mark()
+    _extend(u, u.pop_mark(), "APPENDS")
+
+
+def _extend(u, items, opcode):
     target = u.top()
     if type(target) is not list:
-        raise SerializationError(f"torch.load: APPENDS to a {type(target).__name__}")
+        raise SerializationError(f"torch.load: {opcode} to a {type(target).__name__}")
     target.extend(items)
     u.nest(target, items)
 
