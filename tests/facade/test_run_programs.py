@@ -226,7 +226,7 @@ def test_gcn_adds_a_sparse_adjacency_to_a_dense_eye_and_matches_pytorch(tmp_path
 
 def test_dcgan_imports_cudnn_as_a_module_and_matches_pytorch(tmp_path):
     folder = str(tmp_path)
-    save_pt({"images": (RNG.random((8, 3, 64, 64)) * 2 - 1).astype(np.float32),
+    nn.save({"images": (RNG.random((8, 3, 64, 64)) * 2 - 1).astype(np.float32),
              "noise": RNG.standard_normal((2, 4, 8, 1, 1)).astype(np.float32)},
             os.path.join(folder, "data.pt"))
     ours, theirs, printed = both("dcgan.py", folder, "--data", "data.pt", "--init", "init.pt")
