@@ -12,12 +12,13 @@ walks that graph in reverse topological order and applies each operation's local
 """
 import numpy as np
 
-from .tensor import Tensor, as_array, as_tensor
+from .tensor import Tensor
+from .convert import as_array
 from . import tensor_methods  # noqa: F401  (adds x + y, x.sum(), ... to Tensor)
 from . import functional
-from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, normal, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, randperm, tensor, zeros, zeros_like)
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                       full_like, linspace, normal, ones, ones_like, rand, rand_like, randint,
+                       randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .device import device
 from .dtypes import promote_types, result_type
 from .engine import backward, grad
@@ -26,9 +27,11 @@ from .function import Function, unbroadcast
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad,
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck
-from .ops.elementwise import (abs, cast, clamp, cos, elu, erf, exp, floor_divide, gelu,
-                              leaky_relu, log, log1p, maximum, minimum, pow, relu, remainder,
-                              sigmoid, sin, softplus, sqrt, tanh, where)
+from .ops.arithmetic import floor_divide, pow, remainder
+from .ops.elementary import cos, exp, log, log1p, sin, sqrt
+from .ops.activation import elu, erf, gelu, leaky_relu, relu, sigmoid, softplus, tanh
+from .ops.piecewise import abs, clamp, maximum, minimum, where
+from .ops.cast import cast
 from .ops.indexing import gather, getitem, index_select, masked_fill
 from .ops.linalg import linear, matmul
 from .ops.reduction import (amax, amin, argmax, argmin, logsumexp, log_softmax, max, mean, min,

@@ -6,10 +6,11 @@ is accepted, a GPU is refused with one clear error (see ``autograd/device.py``).
 import numpy as np
 
 from .args import size_arg
+from .convert import DEFAULT_DTYPE
 from .device import check_device
 from .random import generator, numpy_generator
 from .scalars import check_python_int, checked_fill_value
-from .tensor import DEFAULT_DTYPE, Tensor, raw_data
+from .tensor import Tensor, raw_data
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -23,6 +24,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a Tensor (PyTorch's ``torch.as_tensor``): a Tensor passes through (converted
+    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory. ``device``
+    can only be the CPU."""
+    if device is not None:
+        check_device(device, "as_tensor")
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
+    return Tensor(data, dtype=dtype)
 
 
 def legacy_new(dtype, *args, device=None):

@@ -45,7 +45,8 @@ import inspect
 import numpy as np
 
 from .scalars import check_python_int, checked_fill_value, wrapped_int
-from .tensor import DEFAULT_DTYPE, Tensor, as_array, raw_data
+from .convert import DEFAULT_DTYPE, as_array
+from .tensor import Tensor, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
@@ -158,7 +159,7 @@ def _convert(x, dtype):
     if isinstance(x, Tensor):
         if x._data.dtype == dtype:
             return x
-        from .ops.elementwise import cast
+        from .ops.cast import cast
         return cast(x, dtype)
     if isinstance(x, np.ndarray):
         return x if x.dtype == dtype else x.astype(dtype)

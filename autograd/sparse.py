@@ -17,9 +17,10 @@ derivatives come from theirs:
 """
 import numpy as np
 
-from .ops import elementwise, indexing
+from .creation import as_tensor
+from .ops import cast, indexing
 from .size import Size
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor
 
 
 class SparseTensor:
@@ -150,7 +151,7 @@ class SparseTensor:
         dtype, _ = parse_to_args(args, kwargs, "SparseTensor.to")
         if dtype is None:
             return self
-        return SparseTensor(self._indices_array, elementwise.cast(self._values_tensor, dtype),
+        return SparseTensor(self._indices_array, cast.cast(self._values_tensor, dtype),
                             self._size, self._coalesced)
 
     def cpu(self):
@@ -179,7 +180,7 @@ def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requi
         raise ValueError(f"sparse_coo_tensor: indices must be integers of shape (sparse_dim, "
                          f"nnz), got {index.dtype} of shape {tuple(index.shape)}")
     index = index.astype(np.int64)
-    values = as_tensor(values) if dtype is None else elementwise.cast(as_tensor(values), dtype)
+    values = as_tensor(values) if dtype is None else cast.cast(as_tensor(values), dtype)
     if values.ndim == 0 or values.shape[0] != index.shape[1]:
         raise ValueError(f"sparse_coo_tensor: values of shape {tuple(values.shape)} do not give "
                          f"one value per index column ({index.shape[1]} columns); values has "

@@ -3,14 +3,14 @@ paths to its layers, each naming dagrad's class of the same name.
 
 PyTorch code names layers by these paths (``torch.nn.modules.linear.Linear`` in
 ``torch.serialization.safe_globals([...])``, ``from torch.nn.modules.loss import _Loss``). The
-files and their classes come from one table (``dagrad.nn.torchfile.class_paths``), which the
+files and their classes come from one table (``dagrad.nn.formats.class_paths``), which the
 ``.pt`` loader also uses; a name dagrad lacks raises ``NotInDagradError``.
 """
 import sys
 import types
 
 from dagrad.nn import Module  # noqa: F401
-from dagrad.nn.torchfile.class_paths import NAMES, dagrad_classes
+from dagrad.nn.formats.class_paths import NAMES, dagrad_classes
 
 from .._missing import forward_to
 
