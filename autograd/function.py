@@ -9,9 +9,15 @@ stands beside the forward computation::
             ctx.save(a, b)               # what backward needs
             return a * b
 
+        rules = {"a": "δ_a = δ_out · b", "b": "δ_b = δ_out · a"}
+
         def backward(ctx, grad):         # dL/dz in, one dL/d(input) per input out
             a, b = ctx.saved
             return grad * b, grad * a
+
+``rules`` states the local rule per input in the lessons' notation (δ is ∂L/∂·), the one
+statement of the derivative that the quiz, foreign graphs and ``check_backward`` read
+(``autograd/rules.py`` gives its form).
 
 The contract between an operation and the engine:
 
@@ -104,6 +110,7 @@ class Function:
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
+        rules: the local rule per input, ``{"a": "δ_a = δ_out · b", ...}`` (``rules.py``).
     """
 
     __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
@@ -118,6 +125,7 @@ class Function:
     xp = NUMPY
     returns_view = False
     dtype_rule = None
+    rules = {}
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named

@@ -23,6 +23,8 @@ class Tanh(Function):
         ctx.save(output=y)
         return y
 
+    rules = {"x": "δ_x = δ_out · (1 − out²)"}
+
     def backward(ctx, grad):
         y, = ctx.saved
         return grad * (scalar_array(1.0, y.dtype) - y * y)
@@ -43,6 +45,8 @@ class Sigmoid(Function):
         ctx.save(output=y)
         return y
 
+    rules = {"x": "δ_x = δ_out · out · (1 − out)"}
+
     def backward(ctx, grad):
         y, = ctx.saved
         return grad * y * (scalar_array(1.0, y.dtype) - y)
@@ -60,6 +64,8 @@ class Relu(Function):
         y = np.maximum(x, 0)
         ctx.save(output=y)
         return y
+
+    rules = {"x": "δ_x = δ_out · [x > 0]"}
 
     def backward(ctx, grad):
         y, = ctx.saved
@@ -81,6 +87,8 @@ class LeakyRelu(Function):
         ctx.slope = negative_slope
         return np.where(x > 0, x, x * negative_slope)
 
+    rules = {"x": "δ_x = δ_out · ([x > 0] + negative_slope · [x ≤ 0])"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         return ctx.xp.where(x > 0, grad, grad * ctx.slope)
@@ -100,6 +108,8 @@ class Elu(Function):
         ctx.save(x)
         ctx.alpha = alpha
         return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+    rules = {"x": "δ_x = δ_out · ([x > 0] + alpha · exp(x) · [x ≤ 0])"}
 
     def backward(ctx, grad):
         x, = ctx.saved
@@ -123,6 +133,8 @@ class Softplus(Function):
         bx = beta * x
         return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype, copy=False)
 
+    rules = {"x": "δ_x = δ_out · σ(beta · x), δ_out alone where beta · x > threshold (out = x)"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         bx = ctx.beta * x
@@ -142,6 +154,8 @@ class Erf(Function):
     def forward(ctx, x):
         ctx.save(x)
         return erf_array(x)
+
+    rules = {"x": "δ_x = δ_out · 2 / sqrt(π) · exp(−x²)"}
 
     def backward(ctx, grad):
         x, = ctx.saved
@@ -184,6 +198,8 @@ class Gelu(Function):
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_GELU_K * (x + 0.044715 * x ** 3)))
         return (0.5 * x * (1 + erf_array(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+    rules = {"x": "δ_x = δ_out · (Φ(x) + x · φ(x)), for approximate='tanh' its tanh form's slope"}
 
     def backward(ctx, grad):
         x, = ctx.saved

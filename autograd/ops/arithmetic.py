@@ -19,6 +19,8 @@ class Add(Function):
     def forward(ctx, a, b):
         return a + b
 
+    rules = {"a": "δ_a = δ_out", "b": "δ_b = δ_out"}
+
     def backward(ctx, grad):
         return grad, grad
 
@@ -30,6 +32,8 @@ class Sub(Function):
 
     def forward(ctx, a, b):
         return a - b
+
+    rules = {"a": "δ_a = δ_out", "b": "δ_b = −δ_out"}
 
     def backward(ctx, grad):
         return grad, (-grad if ctx.needs_input_grad[1] else None)
@@ -43,6 +47,8 @@ class Mul(Function):
     def forward(ctx, a, b):
         ctx.save(a, b)
         return a * b
+
+    rules = {"a": "δ_a = δ_out · b", "b": "δ_b = δ_out · a"}
 
     def backward(ctx, grad):
         a, b = ctx.saved
@@ -59,6 +65,8 @@ class Div(Function):
         ctx.save(a, b)
         return a / b
 
+    rules = {"a": "δ_a = δ_out / b", "b": "δ_b = −δ_out · a / b²"}
+
     def backward(ctx, grad):
         a, b = ctx.saved
         ga = grad / b
@@ -66,10 +74,12 @@ class Div(Function):
 
 
 class Neg(Function):
-    """z = -a;   dz/da = -1"""
+    """y = -x;   dy/dx = -1"""
 
-    def forward(ctx, a):
-        return -a
+    def forward(ctx, x):
+        return -x
+
+    rules = {"x": "δ_x = −δ_out"}
 
     def backward(ctx, grad):
         return -grad
@@ -90,6 +100,8 @@ class Pow(Function):
             out = out.astype(np.bool_)
         ctx.save(a, b, output=out)
         return out
+
+    rules = {"a": "δ_a = δ_out · b · a^(b − 1)", "b": "δ_b = δ_out · out · log(a)"}
 
     def backward(ctx, grad):
         a, b, out = ctx.saved
@@ -125,6 +137,10 @@ class FloorDivide(Function):
         _check_division("floor_divide (//)", a, b)
         return np.floor_divide(a, b)
 
+    rules = {
+        "a": "δ_a = 0 · δ_out, a step function's slope",
+        "b": "δ_b = 0 · δ_out, a step function's slope"}
+
     def backward(ctx, grad):
         need_a, need_b = ctx.needs_input_grad
         return (grad * 0 if need_a else None), (grad * 0 if need_b else None)
@@ -145,6 +161,8 @@ class Remainder(Function):
         _check_division("remainder (%)", a, b)
         ctx.save(a, b)
         return np.remainder(a, b)
+
+    rules = {"a": "δ_a = δ_out", "b": "δ_b = −δ_out · floor(a / b)"}
 
     def backward(ctx, grad):
         a, b = ctx.saved

@@ -12,6 +12,8 @@ class Cast(Function):
         ctx.in_dtype = x.dtype
         return x.astype(dtype)
 
+    rules = {"x": "δ_x = δ_out, converted back to x's dtype"}
+
     def backward(ctx, grad):
         return ctx.xp.astype(grad, ctx.in_dtype)
 
@@ -31,6 +33,8 @@ class Clone(Function):
 
     def forward(ctx, x):
         return x.copy()
+
+    rules = {"x": "δ_x = δ_out"}
 
     def backward(ctx, grad):
         return grad

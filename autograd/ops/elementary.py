@@ -16,6 +16,8 @@ class Exp(Function):
         ctx.save(output=y)
         return y
 
+    rules = {"x": "δ_x = δ_out · out"}
+
     def backward(ctx, grad):
         y, = ctx.saved
         return grad * y
@@ -35,6 +37,8 @@ class Log(Function):
         ctx.save(x)
         return np.log(x)
 
+    rules = {"x": "δ_x = δ_out / x"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         return grad / x
@@ -53,6 +57,8 @@ class Log1p(Function):
     def forward(ctx, x):
         ctx.save(x)
         return np.log1p(x)
+
+    rules = {"x": "δ_x = δ_out / (1 + x)"}
 
     def backward(ctx, grad):
         x, = ctx.saved
@@ -74,6 +80,8 @@ class Sqrt(Function):
         ctx.save(output=y)
         return y
 
+    rules = {"x": "δ_x = δ_out / (2 · out)"}
+
     def backward(ctx, grad):
         y, = ctx.saved
         return grad / (2 * y)
@@ -93,6 +101,8 @@ class Sin(Function):
         ctx.save(x)
         return np.sin(x)
 
+    rules = {"x": "δ_x = δ_out · cos(x)"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         return grad * ctx.xp.cos(x)
@@ -110,6 +120,8 @@ class Cos(Function):
     def forward(ctx, x):
         ctx.save(x)
         return np.cos(x)
+
+    rules = {"x": "δ_x = −δ_out · sin(x)"}
 
     def backward(ctx, grad):
         x, = ctx.saved

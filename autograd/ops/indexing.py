@@ -38,6 +38,9 @@ class GetItem(Function):
             out = x[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
         return out
 
+    rules = {
+        "x": "δ_x = δ_out, put back at the indexed places (0 elsewhere, repeated indices add up)"}
+
     def backward(ctx, grad):
         if not ctx.differentiable and _is_basic(ctx.index):
             return SliceGrad(grad, ctx.index, ctx.in_shape)
@@ -68,6 +71,8 @@ class Unindex(Function):
             np.add.at(out, index, x)
         return out
 
+    rules = {"x": "δ_x = δ_out, read at the indexed places"}
+
     def backward(ctx, grad):
         return grad[ctx.index]
 
@@ -90,6 +95,10 @@ class IndexPut(Function):
         ctx.save(kept=kept)
         ctx.v_shape = np.shape(v)
         return out
+
+    rules = {
+        "x": "δ_x = δ_out, 0 at the places written",
+        "v": "δ_v = δ_out, read at the places written"}
 
     def backward(ctx, grad):
         need_x, need_v = ctx.needs_input_grad

@@ -16,6 +16,8 @@ class Abs(Function):
         ctx.save(x)
         return np.abs(x)
 
+    rules = {"x": "δ_x = δ_out · sign(x)"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         return grad * ctx.xp.sign(x)
@@ -35,6 +37,10 @@ class Maximum(Function):
         ctx.save(a, b)
         return np.maximum(a, b)
 
+    rules = {
+        "a": "δ_a = δ_out · ([a > b] + 0.5 · [a = b])",
+        "b": "δ_b = δ_out · ([b > a] + 0.5 · [a = b])"}
+
     def backward(ctx, grad):
         a, b = ctx.saved
         return _split_tie(ctx, grad, a, b, a > b)
@@ -53,6 +59,10 @@ class Minimum(Function):
     def forward(ctx, a, b):
         ctx.save(a, b)
         return np.minimum(a, b)
+
+    rules = {
+        "a": "δ_a = δ_out · ([a < b] + 0.5 · [a = b])",
+        "b": "δ_b = δ_out · ([b < a] + 0.5 · [a = b])"}
 
     def backward(ctx, grad):
         a, b = ctx.saved
@@ -77,6 +87,8 @@ class Where(Function):
         ctx.save(cond=cond)
         return np.where(cond, a, b)
 
+    rules = {"a": "δ_a = δ_out · [cond]", "b": "δ_b = δ_out · [not cond]"}
+
     def backward(ctx, grad):
         xp, cond = ctx.xp, ctx.cond
         _, need_a, need_b = ctx.needs_input_grad
@@ -99,6 +111,8 @@ class Clamp(Function):
         ctx.save(x)
         ctx.lo, ctx.hi = lo, hi
         return np.clip(x, lo, hi)
+
+    rules = {"x": "δ_x = δ_out · [lo ≤ x ≤ hi], a missing bound never clips"}
 
     def backward(ctx, grad):
         x = raw_data(ctx.saved[0])
@@ -134,6 +148,11 @@ class ClampTensor(Function):
             above = above | np.less(hi, lo)
         ctx.save(inside=inside, below=below, above=above)
         return out
+
+    rules = {
+        "x": "δ_x = δ_out · [lo ≤ x ≤ hi], a missing bound never clips",
+        "lo": "δ_lo = δ_out · [x < lo and lo < hi]",
+        "hi": "δ_hi = δ_out · [x > hi or hi < lo]"}
 
     def backward(ctx, grad):
         xp = ctx.xp
