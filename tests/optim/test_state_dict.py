@@ -6,7 +6,7 @@ import pytest
 
 from dagrad import autograd as ag
 from dagrad import optim
-from tests.complexity import LINEAR, growth
+from tests.complexity import assert_linear
 from tests.optim.optim_cases import CASES, arrange, case_id, make_params, train
 
 
@@ -113,11 +113,10 @@ def many_parameters(n):
 
 
 def test_state_dict_is_linear_in_the_number_of_parameters():
-    def run(optimizer):
-        for _ in range(10):
-            optimizer.state_dict()
-    k = growth(many_parameters, run, 300)
-    assert k <= LINEAR, f"state_dict grows as n^{k:.2f}"
+    def prepare(n):
+        optimizer = many_parameters(n)
+        return lambda: [optimizer.state_dict() for _ in range(10)]
+    assert_linear(prepare, 300, "Optimizer.state_dict")
 
 
 def test_load_casts_state_to_parameter_dtype_and_checks_shapes():
