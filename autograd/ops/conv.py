@@ -34,6 +34,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..blas import product
 from ..dtypes import floating
 from ..function import Function
+from ..sums import sum_last
 from ..xp import NUMPY
 
 
@@ -319,7 +320,7 @@ def _conv_backward_arrays(grad, x, weight, cols, win, groups, blocks, need_x, ne
     g = samples_last(grad).reshape(grad.shape[1], -1)
     gx = gw = gb = None
     if need_b:
-        gb = g.sum(axis=1)
+        gb = sum_last(g).reshape(-1)
     if need_w:
         gw = _columns_weight_grad(g, cols, groups, blocks, weight.shape)
     if need_x:

@@ -85,7 +85,8 @@ def tile_max(x, kernel):
 def _stage_max(v, nan_rule):
     """The maximum over the axis before last of v (..., k, N), and its position (uint8)."""
     best = v[..., 0, :]
-    position = np.zeros(best.shape, np.uint8)
+    if v.shape[-2] == 1:             # a window of one value: a copy, not a view of the input
+        return best.copy(), np.zeros(best.shape, np.uint8)
     for t in range(1, v.shape[-2]):
         value = v[..., t, :]
         wins = np.greater(value, best)
@@ -94,8 +95,6 @@ def _stage_max(v, nan_rule):
         # (np.copyto(position, t, where=wins) takes 10x longer than this)
         position = wins.view(np.uint8) if t == 1 else np.where(wins, np.uint8(t), position)
         best = np.maximum(best, value)
-    if v.shape[-2] == 1:
-        best = best.copy()           # a window of one value: not a view of the input
     return best, position
 
 
@@ -105,17 +104,28 @@ def tile_max_grad(g, by_column, by_row, win):
     (kh, kw), (h, w) = win.kernel, win.size
     c, ho, wo, n = g.shape
     rows = np.empty((c, ho, kh, wo, n), dtype=g.dtype)
-    for t in range(kh):
-        np.multiply(g, by_row == t, out=rows[:, :, t])
+    _spread(g, by_row, kh, rows.transpose(2, 0, 1, 3, 4))
     rows = rows.reshape(c, ho * kh, wo, n)
     tiled = np.empty((c, ho * kh, wo, kw, n), dtype=g.dtype)
-    for t in range(kw):
-        np.multiply(rows, by_column == t, out=tiled[:, :, :, t])
+    _spread(rows, by_column, kw, tiled.transpose(3, 0, 1, 2, 4))
     if (ho * kh, wo * kw) == (h, w):
         return tiled.reshape(c, h, w, n)
     dx = np.zeros((c, h, w, n), dtype=g.dtype)
     dx[:, :ho * kh, :wo * kw] = tiled.reshape(c, ho * kh, wo * kw, n)
     return dx
+
+
+def _spread(g, position, k, out):
+    """out[t] = g where ``position`` is t, else 0, for t < k (``out``: k arrays of g's shape).
+    For k = 2 the positions are 0 or 1: out[1] = g · position, out[0] = g - out[1], a
+    subtraction instead of a comparison and a product with a cast (LeNet's first pooling:
+    1.70 M instructions -> 1.30 M for its backward)."""
+    if k == 2:
+        np.multiply(g, position, out=out[1])
+        np.subtract(g, out[1], out=out[0])
+        return
+    for t in range(k):
+        np.multiply(g, position == t, out=out[t])
 
 
 def _tile_max_grad_recorded(xp, grad, by_column, by_row, win):
