@@ -112,6 +112,8 @@ class Function:
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
         rules: the local rule per input, ``{"a": "δ_a = δ_out · b", ...}`` (``rules.py``).
+        takes_lazy_grad: True when the fast-path backward accepts a lazy gradient
+            (``lazy_grads.py``) as it is, instead of the engine making it an array first.
     """
 
     __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
@@ -127,6 +129,7 @@ class Function:
     returns_view = False
     dtype_rule = None
     rules = {}
+    takes_lazy_grad = False
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named

@@ -3,7 +3,10 @@
 A speed device of the fast path (``create_graph=False``): reading a long tensor slice by slice
 (``SliceGrad``) or using one weight in many products (``ProductGrad``) would otherwise cost one
 full-size array per use in backward. The engine adds lazy gradients in place or merges them,
-and turns the total into an ndarray before any formula, hook, observer or ``.grad`` sees it.
+and turns the total into an ndarray before any formula, hook, observer or ``.grad`` sees it,
+except the formula of an operation that takes lazy gradients (``Function.takes_lazy_grad``:
+ReLU, whose derivative is applied where a max pooling's gradient is not zero, ``TiledMaxGrad``
+in ``ops/pool.py``).
 """
 import numpy as np
 
@@ -31,6 +34,11 @@ class LazyGrad:
     def merge(self, other):
         """self + other as one lazy gradient, or None when they do not combine."""
         return None
+
+    def where_positive(self, value):
+        """self · [value > 0], ReLU's chain rule, where ``value`` is the tensor this is the
+        gradient of (an ndarray; a kind that knows where it is zero overrides this)."""
+        return self.dense() * (value > 0)
 
 
 class SliceGrad(LazyGrad):

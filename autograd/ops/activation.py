@@ -7,6 +7,7 @@ import numpy as np
 
 from ..dtypes import floating, scalar_array, to_float
 from ..function import Function
+from ..lazy_grads import LazyGrad
 from ..xp import sigmoid_array
 
 
@@ -66,9 +67,12 @@ class Relu(Function):
         return y
 
     rules = {"x": "δ_x = δ_out · [x > 0]"}
+    takes_lazy_grad = True       # max pooling's gradient, masked at each window's maximum only
 
     def backward(ctx, grad):
         y, = ctx.saved
+        if isinstance(grad, LazyGrad):
+            return grad.where_positive(y)
         return grad * (y > 0)
 
 

@@ -12,6 +12,7 @@ PyTorch-level argument handling in ``nn.functional.pooling``.
 import numpy as np
 
 from ..function import Function
+from ..lazy_grads import LazyGrad
 from .conv import samples_last, unfold_copy
 
 
@@ -31,7 +32,7 @@ class MaxPool2d(Function):
         ctx.win = win
         if tiles(win):
             out, by_column, by_row = tile_max(samples_last(x), win.kernel)
-            ctx.save(by_column=by_column, by_row=by_row)
+            ctx.save(by_column=by_column, by_row=by_row, positive=out > 0)
             return out.transpose(3, 0, 1, 2)
         cols = flat_windows(unfold_copy(x, win, -np.inf), win)
         out = cols.max(axis=2)
@@ -42,8 +43,8 @@ class MaxPool2d(Function):
         win = ctx.win
         if tiles(win):
             if not ctx.differentiable:
-                g = tile_max_grad(samples_last(grad), ctx.by_column, ctx.by_row, win)
-                return g.transpose(3, 0, 1, 2)
+                return TiledMaxGrad(samples_last(grad), ctx.by_column, ctx.by_row, win,
+                                    ctx.positive)
             return _tile_max_grad_recorded(ctx.xp, grad, ctx.by_column, ctx.by_row, win)
         cols, out = ctx.cols, ctx.out
         onehot = cols == out[:, :, None]     # bool: the product below stays float
@@ -126,6 +127,43 @@ def _spread(g, position, k, out):
         return
     for t in range(k):
         np.multiply(g, position == t, out=out[t])
+
+
+class TiledMaxGrad(LazyGrad):
+    """dL/dx of tiled max pooling, kept as the pooled gradient g (C, H_out, W_out, N) and the
+    positions of the maxima until it is needed as an array: each window's δ on its maximum,
+    zeros elsewhere (``tile_max_grad``), seen as (N, C, H, W).
+
+    The usual convolution -> ReLU -> max pooling sends it to ReLU, whose derivative matters
+    only at the maxima, where it is [pooled value > 0] (``positive``, kept by the forward):
+    ReLU's chain rule then costs a product on the pooled size instead of a comparison and a
+    product on the full size, as a hand-written step applies it (LeNet-5's step: 49.34 M ->
+    48.52 M instructions)."""
+
+    __slots__ = ("g", "by_column", "by_row", "win", "positive")
+
+    def __init__(self, g, by_column, by_row, win, positive):
+        self.g, self.by_column, self.by_row, self.win = g, by_column, by_row, win
+        self.positive = positive     # [max > 0] per window, or None once ReLU's mask is in g
+
+    @property
+    def shape(self):
+        c, _, _, n = self.g.shape
+        return (n, c) + self.win.size
+
+    @property
+    def dtype(self):
+        return self.g.dtype
+
+    def dense(self):
+        return tile_max_grad(self.g, self.by_column, self.by_row, self.win).transpose(3, 0, 1, 2)
+
+    def where_positive(self, value):
+        """δ · [value > 0] for ``value``, the pooled input: [max > 0] at each maximum."""
+        if self.positive is None:
+            return super().where_positive(value)
+        return TiledMaxGrad(self.g * self.positive, self.by_column, self.by_row, self.win,
+                            None)
 
 
 def _tile_max_grad_recorded(xp, grad, by_column, by_row, win):

@@ -94,6 +94,63 @@ def test_convolution_relu_pooling_chain_in_samples_last_memory_matches_pytorch()
     assert ag.gradcheck(lambda *a: net(F, F.max_pool2d, *a), leaves([x[:1, :, :6, :6], w1, w2]))
 
 
+def test_relu_before_max_pooling_takes_the_pooling_gradient_at_the_maxima_only():
+    """ReLU's backward applies its derivative to max pooling's gradient at each window's
+    maximum (the gradient is zero elsewhere): the same gradients as PyTorch's when the ReLU's
+    output also goes elsewhere, through two ReLUs (apart and one on the other), with rows left
+    out of every window, with windows that are all zero after the ReLU, and with a hook on the
+    ReLU's output."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 7, 9))
+    x[0, 0, :2, :2] = -1.0                     # a window that is all zeros after the ReLU
+    seen = []
+
+    def nets(F_, pool, hook):
+        def one_use(x):
+            return pool(F_.relu(x), 2) * 3.0
+
+        def two_uses(x):
+            h = F_.relu(x)
+            return pool(h, 2).sum() + (h * h).sum()
+
+        def twice(x):
+            return pool(F_.relu(F_.relu(x) - 0.5), 2) ** 2
+
+        def nested(x):
+            return pool(F_.relu(F_.relu(x - 0.5)), 2) ** 2
+
+        def hooked(x):
+            h = F_.relu(x)
+            h.register_hook(hook)
+            return pool(h, 2) * 3.0
+        return one_use, two_uses, twice, nested, hooked
+
+    ours = nets(F, F.max_pool2d, lambda g: seen.append(g.shape))
+    theirs = nets(torch.nn.functional, torch.nn.functional.max_pool2d, lambda g: None)
+    for a, b in zip(ours, theirs):
+        torch_parity(a, b, [x], rtol=1e-12, atol=1e-12)
+    assert seen                                  # the hook saw an array of the input's shape
+    assert all(tuple(shape) == x.shape for shape in seen)
+
+
+def test_max_pooling_sends_relu_a_lazy_gradient_it_masks_at_the_pooled_size():
+    """The fast path's pooling gradient stays compact through ReLU: the mask is applied to the
+    pooled gradient, (C, H/2, W/2, N), and the array it stands for is the masked full one."""
+    from dagrad.autograd.ops.pool import TiledMaxGrad
+    rng = np.random.default_rng(4)
+    x = ag.tensor(rng.standard_normal((2, 3, 6, 6)), requires_grad=True)
+    h = F.relu(x)
+    y = F.max_pool2d(h, 2)
+    sent = y.grad_fn.backward(np.ones(y.shape))
+    assert isinstance(sent, TiledMaxGrad) and sent.shape == x.shape
+    masked = h.grad_fn.backward(sent)
+    assert isinstance(masked, TiledMaxGrad) and masked.g.shape == (3, 3, 3, 2)
+    expected = sent.dense() * (h.numpy() > 0)
+    np.testing.assert_array_equal(masked.dense(), expected)
+    np.testing.assert_array_equal(masked.where_positive(h.numpy()), expected)   # as an array
+
+
 def _avg_grid():
     for k, s, p, ceil, inc, div, n in itertools.product((1, 2, 3), (None, 1, 2), (0, 1),
                                                         (False, True), (True, False), (None, 3),
