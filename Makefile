@@ -119,13 +119,13 @@ notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints t
 site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (~4 min)
 	$(PY) website/build.py --out build/site
 
-bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (7-12 min)
+bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (7-12 min; BEFORE=rev also times that commit's dagrad)
 	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."
-	$(PY) -m benchmarks --malloc
+	$(PY) -m benchmarks --malloc $(if $(BEFORE),--before $(BEFORE))
 
 bench-results: $(VENV)/.installed-test   ## as bench, but rewrite the committed benchmarks/RESULTS.md
 	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."
-	$(PY) -m benchmarks --malloc --out benchmarks/RESULTS.md
+	$(PY) -m benchmarks --malloc $(if $(BEFORE),--before $(BEFORE)) --out benchmarks/RESULTS.md
 
 docs-images: ensure-dot $(VENV)/.installed-demo   ## redraw the README's picture, docs/images/readme_graph.svg
 	$(PY) docs/make_images.py

@@ -5,6 +5,7 @@ autodiff engines) and write a table.
     python -m benchmarks --only W1 W2          # some of them
     python -m benchmarks --malloc              # also dagrad with glibc's malloc defaults
     python -m benchmarks --no-others           # without MyGrad and HIPS autograd
+    python -m benchmarks --before main~3       # also an earlier commit's dagrad, alternated
     python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
 
 A full run takes 7 to 12 minutes on 2 cores (the first run also installs the other engines
@@ -20,10 +21,11 @@ import importlib
 import os
 import pathlib
 import platform
+import shutil
 
-from benchmarks import matmul_floor
+from benchmarks import before, matmul_floor
 from benchmarks.others import table as others
-from benchmarks.common import MALLOC_DEFAULTS, THREADS, available, compare, report
+from benchmarks.common import BEFORE, MALLOC_DEFAULTS, THREADS, available, compare, report
 
 WORKLOADS = [
     ("W1", "benchmarks.overhead", "per-op overhead: 100-op add/mul/tanh chain, 1 element", 0.7),
@@ -111,6 +113,18 @@ def _products_alone(workloads, rounds):
     return lines
 
 
+def _before_and_now(rows, rev):
+    """Lines of the table: dagrad as of ``rev`` and now, timed in the same rounds."""
+    lines = ["", f"dagrad before (`{rev}`) and now, their processes alternated in the same "
+             "rounds: median [minimum] per step.", "",
+             "| id | before ms | now ms | now / before |", "|---|---|---|---|"]
+    for wid, _, _, s in rows:
+        if "dagrad" + BEFORE in s and "dagrad" in s:
+            lines.append(f"| {wid} | {_ms(s['dagrad' + BEFORE])} | {_ms(s['dagrad'])} | "
+                         f"{_ratio(s['dagrad'], s['dagrad' + BEFORE])} |")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="workload ids, e.g. W1 W3")
@@ -119,9 +133,12 @@ def main():
                         help="also time dagrad without ag.keep_freed_memory() (glibc defaults)")
     parser.add_argument("--no-others", action="store_true",
                         help="skip the other NumPy engines (MyGrad, HIPS autograd)")
+    parser.add_argument("--before", metavar="REV",
+                        help="also time dagrad as of git revision REV, in the same rounds")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).with_name(
         "results-latest.md")))
     args = parser.parse_args()
+    where = {"dagrad" + BEFORE: before.checkout(args.before)} if args.before else {}
     rows = []
     for wid, module, title, target in WORKLOADS:
         if args.only and wid not in args.only:
@@ -135,7 +152,9 @@ def main():
         names = available(setups)
         if args.malloc and "dagrad" in names:
             names.append("dagrad" + MALLOC_DEFAULTS)
-        summary = compare(module, names, rounds)
+        if where and "dagrad" in names:
+            names.append("dagrad" + BEFORE)
+        summary = compare(module, names, rounds, where)
         report(f"{wid} {title}", summary)
         rows.append((wid, title, target, summary))
     cpu, cores, vector, versions = _machine()
@@ -177,6 +196,8 @@ def main():
                   "| id | with it ms | glibc defaults ms | defaults / with |", "|---|---|---|---|"]
         lines += [f"| {wid} | {_fmt(on)} | {_fmt(off)} | {_fmt(off / on, 'x')} |"
                   for wid, on, off in gains]
+    if args.before:
+        lines += _before_and_now(rows, args.before)
     if not args.no_others:
         print("\nother NumPy engines (benchmarks.others)")
         lines += others.lines({wid: s for wid, _, _, s in rows}, args.rounds)
@@ -184,6 +205,8 @@ def main():
                              args.rounds)
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"\nwrote {args.out}")
+    for tree in where.values():
+        shutil.rmtree(tree)
 
 
 if __name__ == "__main__":

@@ -118,6 +118,9 @@ def _reset_peak_rss():
 # A worker name with this suffix runs the named framework with glibc's malloc left at its
 # defaults (DAGRAD_KEEP_FREED_MEMORY=0), to show what ``ag.keep_freed_memory()`` gains.
 MALLOC_DEFAULTS = "+malloc-defaults"
+# A worker name with this suffix runs the named framework from the folder ``compare`` is given
+# for it: an earlier commit's dagrad (``benchmarks.before``, ``--before REV``).
+BEFORE = "@before"
 
 
 def _worker(setups, name, timing):
@@ -127,7 +130,7 @@ def _worker(setups, name, timing):
     else:
         from dagrad.autograd import keep_freed_memory
         keep_freed_memory()   # what a training loop (nn.training.fit) opts into
-    step = setups[name.removesuffix(MALLOC_DEFAULTS)]()
+    step = setups[name.removesuffix(MALLOC_DEFAULTS).removesuffix(BEFORE)]()
     # Working memory of training: the peak resident memory while stepping, above what the
     # process held once the model and data were built (so interpreter and library imports,
     # 200+ MiB for PyTorch alone, do not count).
@@ -171,28 +174,30 @@ def blas_kernel():
                      for lib in libs if lib.get("user_api") == "blas") or None
 
 
-def run_worker(module, name, extra_env=None):
-    """Run one framework's worker in a fresh process; returns its JSON result."""
+def run_worker(module, name, extra_env=None, cwd=None):
+    """Run one framework's worker in a fresh process (in folder ``cwd``, default this one);
+    returns its JSON result."""
     extra_env = dict(extra_env or {})
     if name.endswith(MALLOC_DEFAULTS):
         extra_env["DAGRAD_KEEP_FREED_MEMORY"] = "0"
     env = worker_env(extra_env)
-    out = subprocess.run([sys.executable, "-m", module, "--worker", name], env=env,
+    out = subprocess.run([sys.executable, "-m", module, "--worker", name], env=env, cwd=cwd,
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"benchmark worker {module} {name} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compare(module, names, rounds=3):
-    """Alternate the workers of ``names`` for ``rounds``; return {name: {"ms", "min_ms",
+def compare(module, names, rounds=3, where=None):
+    """Alternate the workers of ``names`` for ``rounds`` (a worker named in ``where`` runs in
+    that folder); return {name: {"ms", "min_ms",
     "peak_mib", "work_mib", "blas"}}: the median and the minimum over the processes (timed
     processes are bimodal on some machines, the same one taking 0.41 or 0.69 ms a step, so
     the minimum is given beside the median)."""
     results = {n: [] for n in names}
     for _ in range(rounds):
         for n in names:
-            results[n].append(run_worker(module, n))
+            results[n].append(run_worker(module, n, cwd=(where or {}).get(n)))
     summary = {}
     for n, rs in results.items():
         work = [r["work_mib"] for r in rs if r.get("work_mib") is not None]

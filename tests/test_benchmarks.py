@@ -103,3 +103,27 @@ def test_the_hand_written_numpy_recurrent_step_takes_dagrad_s_step(workload, lay
         step, expected = state[name] - initial[name], value.numpy() - initial[name]
         np.testing.assert_allclose(step, expected, rtol=0, atol=1e-3 * np.abs(expected).max(),
                                    err_msg=name)
+
+
+def test_an_earlier_commit_runs_its_own_dagrad_on_these_workloads():
+    """``--before REV``: a worker started in the checkout imports that commit's dagrad (all of
+    its subpackages) and this checkout's workloads, so both commits time the same step."""
+    import pathlib
+    import shutil
+    import subprocess
+    import sys
+
+    from benchmarks import before, common
+    tree = before.checkout("HEAD")
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", "import dagrad.autograd, dagrad.nn, dagrad.optim, "
+             "benchmarks.common as c; print(dagrad.autograd.__file__, dagrad.nn.__file__, "
+             "dagrad.optim.__file__, c.__file__)"],
+            cwd=tree, capture_output=True, text=True, check=True).stdout.split()
+        assert all(path.startswith(str(tree)) for path in out[:3]), out
+        assert pathlib.Path(out[3]).resolve() == pathlib.Path(common.__file__).resolve()
+    finally:
+        shutil.rmtree(tree)
+    with pytest.raises(SystemExit, match="no-such-revision"):
+        before.checkout("no-such-revision")
