@@ -67,14 +67,15 @@ def _checked_loss(loss):
 
 
 class Prepared:
-    """What the engine knows about ``loss`` and ``tensors`` (name -> Tensor), computed once:
-    ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ), ``snapshot``
-    (the graph's nodes, to carry the student's δ's back: ``carry.py``)."""
+    """What the engine knows about ``loss`` and ``tensors`` (answer name -> Tensor), computed
+    once: ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ; its tensors
+    named by ``names``, {name: Tensor}, default the answer names), ``snapshot`` (the graph's
+    nodes, to carry the student's δ's back: ``carry.py``)."""
 
-    def __init__(self, loss, tensors):
+    def __init__(self, loss, tensors, names=None):
         with hooks_set_aside(loss):
             self.right = engine_gradients(loss, tensors)
-            self.graph = grads_graph(loss, tensors)
+            self.graph = grads_graph(loss, names or tensors)
         self.snapshot = Snapshot(loss, tensors)
         self.tensors = tensors
         self.shapes = {k: tuple(t.shape) for k, t in tensors.items()}
@@ -88,8 +89,8 @@ class Prepared:
             return {}, {}
 
 
-def prepare(loss, tensors):
-    return Prepared(_checked_loss(loss), tensors)
+def prepare(loss, tensors, names=None):
+    return Prepared(_checked_loss(loss), tensors, names)
 
 
 def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coords=None,
@@ -156,56 +157,61 @@ def _explain(verdicts, others, judged, prepared, tol, labels, misconceptions, gi
     """(diagnosis, lines, every diagnosis) for the wrong gradients: where each mistake enters
     (judged against what the chain rule gives from the student's own δ's) and which wrong δ's
     only follow from it, the misconceptions the answers match, swapped answers."""
-    _locate(verdicts, others, judged, prepared, tol, labels, given, coords, sizes)
+    _locate(verdicts, others, judged + [v for v in others.values() if not v.ok],
+            prepared, tol, labels, given, coords, sizes)
     mine = {v.name: v.answer for v in verdicts.values() if v.answer is not None}
     entry = [v for v in judged if not v.inherited]
     followers = [v for v in judged if v.inherited]
     count = len(judged)
     lines = [] if count == 1 else [f"{count} of {len(verdicts)} gradients are wrong."]
-    matched = []
+    matched = {}
     for m in misconceptions or ():
         wrong = m.value(given)
         if isinstance(wrong, dict) and wrong and all(
                 k in mine and _matches(mine[k], wrong[k], tol) for k in wrong) and \
-                not any(k in covered for _, covered in matched for k in wrong):
-            matched.append((m, set(wrong)))
-    if matched:
-        covered = set().union(*(keys for _, keys in matched))
-        for m, keys in matched:
-            lines.append(_cap(m.sentence) + ".")
-            for k in keys:
+                not any(k in matched for k in wrong):
+            for k in wrong:
+                matched[k] = m
                 verdicts[k].tag = m.tag
-        rest = [v for v in entry if v.name not in covered]
-        lines += _entry_lines(rest, followers, labels, with_kind=True)
-        return matched[0][0].tag, lines, [m.tag for m, _ in matched] + [v.tag for v in rest]
-    pair = swapped(mine, prepared.right, tol, labels)
-    if pair:
-        a, b, sentence = pair
-        for k in (a, b):
-            verdicts[k].tag = "swapped"
-        lines.append(_cap(sentence) + ".")
-        return "swapped", lines, ["swapped"]
-    lines += _entry_lines(entry, followers, labels, with_kind=True)
+                verdicts[k].cell = f"✗ {m.tag.replace('_', ' ')}"
+    if not matched:
+        pair = swapped(mine, prepared.right, tol, labels)
+        if pair:
+            a, b, sentence = pair
+            for k in (a, b):
+                verdicts[k].tag = "swapped"
+            lines.append(_cap(sentence) + ".")
+            return "swapped", lines, ["swapped"]
+    lines += _entry_lines(entry, followers, labels, matched)
     if not entry:
         return "inherited", lines, ["inherited"]
-    tags = [v.tag for v in entry]
-    return (tags[0] if len(set(tags)) == 1 else "value"), lines, tags
+    tags = list(dict.fromkeys(v.tag for v in entry))
+    diagnosis = next((m.tag for m in matched.values()), None) or \
+        (tags[0] if len(tags) == 1 else "value")
+    return diagnosis, lines, tags
 
 
-def _entry_lines(entry, followers, labels, with_kind):
-    lines = []
+def _entry_lines(entry, followers, labels, matched=None):
+    """A line per place a mistake enters, in the order of the answers (a matched
+    misconception's sentence once, for all the δ's it covers), then one line for the δ's that
+    only follow from them, naming where their mistakes came from."""
+    lines, said = [], set()
     for v in entry:
-        what = v.explanation if with_kind or not v.where else v.where
+        m = (matched or {}).get(v.name)
+        if m is not None:
+            if id(m) not in said:
+                said.add(id(m))
+                lines.append(_cap(m.sentence) + ".")
+            continue
         if followers:
-            text = f"The mistake enters at {labels[v.name]}: {what}"
+            text = f"The mistake enters at {labels[v.name]}: {v.explanation}"
         else:
-            text = f"{labels[v.name]} is wrong: {what}"
+            text = f"{labels[v.name]} is wrong: {v.explanation}"
         lines.append(text.rstrip() + ("" if text.endswith(".") else "."))
     if followers:
         names = ", ".join(labels[v.name] for v in followers)
         origins = [u for v in followers for u in v.inherited]
-        origins = [labels[u] for u in dict.fromkeys(origins)]
-        sources = " and ".join(origins)
+        sources = " and ".join(labels[u] for u in dict.fromkeys(origins))
         lines.append(f"{names} {'follow' if len(followers) > 1 else 'follows'} from your "
                      f"{sources} by the chain rule (each is right for the δ it is computed "
                      f"from): fix {sources} first.")
@@ -249,7 +255,6 @@ def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, size
         if all_close(v.answer, c, tol):
             if wrong_sources:
                 v.inherited = wrong_sources
-                v.cell = f"✗ follows from {', '.join(labels[u] for u in wrong_sources)}"
             continue
         passed = [u for u in came_from[v.name] if mine[u].shape == v.answer.shape
                   and all_close(v.answer, mine[u], tol) and not all_close(c, mine[u], tol)]
@@ -267,6 +272,21 @@ def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, size
             v.cell = here.cell
             v.explanation = (f"{here.explanation} (compared with what the chain rule gives "
                              f"from your own {mistaken}, which is wrong too)")
+    _trace_to_entries(every, list(every), labels)
+
+
+def _trace_to_entries(verdicts, order, labels):
+    """A δ that follows from δ's that themselves only follow from others is said to follow
+    from where the mistakes enter (or from an earlier exercise's δ)."""
+    def entries(name):
+        v = verdicts.get(name)
+        if v is None or not v.inherited:
+            return {name}
+        return set().union(*(entries(u) for u in v.inherited))
+    for v in verdicts.values():
+        if v.inherited:
+            v.inherited = sorted(entries(v.name), key=order.index)
+            v.cell = f"✗ follows from {', '.join(labels[u] for u in v.inherited)}"
 
 
 class Verdict:

@@ -151,8 +151,10 @@ class Grads(Part):
         return found
 
     def prepare(self, given):
-        tensors = {a: given[t] for a, (t, _, _) in self._map().items()}
-        given.cache[id(self)] = prepare(given[self.loss], tensors)
+        known = self._map()
+        tensors = {a: given[t] for a, (t, _, _) in known.items()}
+        names = {t: given[t] for t, _, _ in known.values()}          # the picture's names
+        given.cache[id(self)] = prepare(given[self.loss], tensors, names)
 
     def judge(self, ident, values, given):
         if id(self) not in given.cache:
@@ -197,17 +199,23 @@ def _deltas(known, prepared, answers):
 
 class Backward(Part):
     """An operation the student wrote (``check_backward``), checked at ``inputs`` (arrays, or
-    a function of the given objects returning them)."""
+    a function of the given objects returning them). With ``forward`` (a function of the
+    given objects returning a NumPy forward, e.g. the lesson's own), the answer is only the
+    backward that goes with it, ``backward(grad_out, *inputs)``."""
 
     def __init__(self, answer, inputs, *, expected_shapes=None, misconceptions=(), rule=None,
-                 why=None, tol=1e-5, gradgrad=True, attrs=None, coords=None):
+                 why=None, tol=1e-5, gradgrad=True, attrs=None, coords=None, forward=None):
         self.answers, self.inputs, self.expected_shapes = (answer,), inputs, expected_shapes
         self.misconceptions, self.rule, self.why, self.tol = misconceptions, rule, why, tol
         self.gradgrad, self.attrs, self.coords = gradgrad, attrs, coords
+        self.forward = forward
 
     def judge(self, ident, values, given):
         inputs = _value(self.inputs, given)
-        return judge_backward(values[self.answers[0]], *inputs,
+        answer = values[self.answers[0]]
+        if self.forward is not None and callable(answer):
+            answer = (self.forward(given), answer)
+        return judge_backward(answer, *inputs,
                               expected_shapes=self.expected_shapes, exercise=ident,
                               tol=self.tol, gradgrad=self.gradgrad, attrs=self.attrs,
                               why=self.why, misconceptions=self.misconceptions, given=given,

@@ -50,7 +50,7 @@ def test_a_mistake_in_a_large_chain_is_named_where_it_enters():
     assert "The mistake enters at ∂L/∂h" in r.message
     assert "∂L/∂a, ∂L/∂W1, ∂L/∂X follow from your ∂L/∂h" in r.message
     cells = {row[0]: row[2] for row in r.table[1:]}
-    assert cells["∂L/∂W1"] == "✗ follows from ∂L/∂a" and cells["∂L/∂logits"] == "✓ right"
+    assert cells["∂L/∂W1"] == "✗ follows from ∂L/∂h" and cells["∂L/∂logits"] == "✓ right"
 
 
 def test_a_second_mistake_is_judged_against_what_your_own_deltas_give():
@@ -143,6 +143,19 @@ def test_the_picture_of_a_pass_is_the_progress_map():
     check("96.2", d["logits"])
     svg = check("96.3", d["h"], d["W2"], d["b2"]).svg
     assert "✓ δ_logits right" in svg and "✓ δ_b2 right" in svg and "#d50000" not in svg
+
+
+def test_the_picture_of_large_wrong_tensors_is_drawn():
+    """A wrong (64, 48) δ's tooltip holds its corners, not all 3,072 elements: Graphviz refuses
+    a quoted string of more than 16,384 characters."""
+    pytest.importorskip("graphviz")
+    rng = np.random.default_rng(3)
+    W = ag.tensor(rng.normal(size=(64, 48)), requires_grad=True)
+    x = ag.tensor(rng.normal(size=(5, 48)))
+    loss = (x @ W.T).tanh().sum()
+    r = check_grads({"W": rng.normal(size=(64, 48))}, loss, names={"W": W})
+    assert "<svg" in r._repr_html_() and "No picture" not in r._repr_html_()
+    assert "✗ ∂L/∂W wrong" in r.svg
 
 
 def test_an_exercise_checked_before_the_others_judges_against_the_engine():
