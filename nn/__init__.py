@@ -24,7 +24,7 @@ from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, PReLU, ReLU
 from .containers import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .embedding import Embedding
-from .linear import Flatten, Identity, Linear, Unflatten
+from .linear import Flatten, Identity, Linear, NonDynamicallyQuantizableLinear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
                    KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .module import Module

@@ -181,3 +181,56 @@ def test_the_jupyter_extension_redirects_the_kernels_imports(tmp_path):
             "try:\n    ext.load_ipython_extension(None)\nexcept RuntimeError as e:\n"
             "    print(e)\n")
     assert "restart the kernel" in run([sys.executable, "-c", late], str(tmp_path))
+
+
+# ---- the last programs of the first suite (pytorch/examples), as their code is written
+def _words(folder):
+    words = "the cat sat on a mat and ate the rat while a dog ran".split()
+    with open(os.path.join(folder, "text.txt"), "w") as f:
+        f.write(" ".join(words[i] for i in RNG.integers(0, len(words), 200)))
+
+
+@pytest.mark.parametrize("model", ["LSTM", "Transformer"])
+def test_word_language_model_runs_unmodified_and_matches_pytorch(tmp_path, model):
+    """The LSTM calls ``model.rnn.flatten_parameters()`` after loading; the Transformer (a
+    subclass of nn.Transformer) is loaded inside ``safe_globals`` naming
+    ``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``."""
+    folder = str(tmp_path)
+    _words(folder)
+    ours, theirs, printed = both("word_language_model.py", folder, "--model", model, "--data",
+                                 "text.txt", "--init", "init.pt")
+    assert "| End of training | test loss" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy())
+    close(ours["test_loss"], theirs["test_loss"])
+    for name, value in theirs["model"].items():
+        close(ours["model"][name].numpy(), value.numpy(), rtol=1e-3, atol=1e-5)
+
+
+def test_gcn_adds_a_sparse_adjacency_to_a_dense_eye_and_matches_pytorch(tmp_path):
+    folder, n = str(tmp_path), 60
+    labels = RNG.integers(0, 3, n)
+    features = (RNG.random((n, 12)) < 0.2 + 0.3 * (np.arange(12) % 3 == labels[:, None]))
+    with open(os.path.join(folder, "cora.content"), "w") as f:
+        for i in range(n):
+            f.write("\t".join([str(1000 + i), *map(str, features[i].astype(int)),
+                               f"class{labels[i]}"]) + "\n")
+    with open(os.path.join(folder, "cora.cites"), "w") as f:
+        for a in RNG.integers(0, n, 150):
+            same = np.flatnonzero(labels == labels[a])
+            f.write(f"{1000 + a}\t{1000 + RNG.choice(same)}\n")
+    ours, theirs, printed = both("gcn.py", folder, "--data", ".", "--init", "init.pt")
+    assert "Epoch: 0010 loss_train" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy())
+    close(ours["val"], theirs["val"])
+
+
+def test_dcgan_imports_cudnn_as_a_module_and_matches_pytorch(tmp_path):
+    folder = str(tmp_path)
+    nn.save({"images": (RNG.random((8, 3, 64, 64)) * 2 - 1).astype(np.float32),
+             "noise": RNG.standard_normal((2, 4, 8, 1, 1)).astype(np.float32)},
+            os.path.join(folder, "data.pt"))
+    ours, theirs, printed = both("dcgan.py", folder, "--data", "data.pt", "--init", "init.pt")
+    assert "[1/2] Loss_D:" in printed and "ConvTranspose2d(8, 32" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy(), rtol=1e-4, atol=1e-5)
+    for name, value in theirs["G"].items():
+        close(ours["G"][name].numpy(), value.numpy(), rtol=1e-3, atol=1e-5)
