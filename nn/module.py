@@ -348,35 +348,22 @@ class Module:
         A module met again below itself (a cycle: ``m.add_module("me", m)``) is skipped when
         ``who`` is None, as PyTorch's ``named_modules`` skips what its memo has seen; any other
         walk would never end (PyTorch recurses until RecursionError), so it raises a
-        RuntimeError naming ``who`` and both paths of the module. One pass, O(modules +
-        children), iterative."""
-        memo = set() if memo is None else memo
-        ancestors, on_path = [], set()          # (path, module) from the root to the parent
-        stack = [(prefix, self, 0, False)]
-        while stack:
-            path, m, depth, finished = stack.pop()
-            if finished:
-                yield path, m
-                continue
-            while len(ancestors) > depth:
-                on_path.discard(id(ancestors.pop()[1]))
-            if id(m) in on_path:
-                if who is None:
-                    continue
-                raise _cycle_error(who, path, m, ancestors)
-            if remove_duplicate:
-                if id(m) in memo:
-                    continue
-                memo.add(id(m))
-            if post_order:
-                stack.append((path, m, depth, True))
-            else:
-                yield path, m
-            ancestors.append((path, m))
-            on_path.add(id(m))
-            pairs = m._modules.items() if children is None else children(m)
-            stack.extend((path + "." + name if path else name, child, depth + 1, False)
-                         for name, child in reversed(list(pairs)) if child is not None)
+        RuntimeError naming ``who`` and both paths of the module. O(modules + children),
+        iterative.
+
+        Fast path: a walk that yields each module once in pre-order needs no list of
+        ancestors, since a module met again is skipped whether it is shared or an ancestor;
+        only when one was met again does a second walk tell the two apart (for ``who``).
+        Keeping the ancestors on every walk made ``parameters()`` and ``named_modules()`` of a
+        68-module GPT 1.3-1.6x as slow; with this path ``train()`` costs 1.01 M instructions
+        (callgrind), against 1.00 M before any cycle check."""
+        if remove_duplicate and children is None and not post_order:
+            met_again = yield from _walk_once(self, prefix, memo)
+            if met_again and who is not None:
+                for _ in _walk_paths(self, who, prefix, True, set(), None, False):
+                    pass
+            return
+        yield from _walk_paths(self, who, prefix, remove_duplicate, memo, children, post_order)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -609,6 +596,57 @@ class Module:
 
 
 _MISSING = object()
+
+
+def _walk_once(root, prefix, memo):
+    """``Module._walk``'s fast path: (path, module) in pre-order, each module once (``memo``:
+    ids seen). Returns whether a module was met again (shared, or in a cycle)."""
+    stack = [(prefix, root)]
+    memo = set() if memo is None else memo
+    met_again = False
+    while stack:
+        path, m = stack.pop()
+        if id(m) in memo:
+            met_again = True
+            continue
+        memo.add(id(m))
+        yield path, m
+        children = [(path + "." + name if path else name, child)
+                    for name, child in m._modules.items() if child is not None]
+        stack.extend(reversed(children))
+    return met_again
+
+
+def _walk_paths(root, who, prefix, remove_duplicate, memo, children, post_order):
+    """``Module._walk`` keeping the list of ancestors, so that a module met again below itself
+    is told apart from one shared by two parents."""
+    memo = set() if memo is None else memo
+    ancestors, on_path = [], set()          # (path, module) from the root to the parent
+    stack = [(prefix, root, 0, False)]
+    while stack:
+        path, m, depth, finished = stack.pop()
+        if finished:
+            yield path, m
+            continue
+        while len(ancestors) > depth:
+            on_path.discard(id(ancestors.pop()[1]))
+        if id(m) in on_path:
+            if who is None:
+                continue
+            raise _cycle_error(who, path, m, ancestors)
+        if remove_duplicate:
+            if id(m) in memo:
+                continue
+            memo.add(id(m))
+        if post_order:
+            stack.append((path, m, depth, True))
+        else:
+            yield path, m
+        ancestors.append((path, m))
+        on_path.add(id(m))
+        pairs = m._modules.items() if children is None else children(m)
+        stack.extend((path + "." + name if path else name, child, depth + 1, False)
+                     for name, child in reversed(list(pairs)) if child is not None)
 
 
 class _Repr(threading.local):

@@ -32,11 +32,12 @@ class RNNBase(Module):
     """
 
     mode = None
-    # rebuilt when a saved layer is loaded (nn/torchfile), not saved: it follows from the mode
+    # rebuilt when a saved layer is loaded (nn/formats/modules.py), not saved: it follows from
+    # the mode
     _derived_attributes = ("recurrence",)
 
     def _after_load(self):
-        """Complete a layer loaded from a ``.pt`` file: the recurrence is rebuilt; a layer
+        """Complete a layer loaded from a file (.pt or .npz): the recurrence is rebuilt; a layer
         pickled by PyTorch names its mode its own way ("RNN_TANH") and has no peephole."""
         d = self.__dict__
         if d.pop("mode", None) == "RNN_RELU":

@@ -196,12 +196,26 @@ def _entry_lines(entry, followers, labels, matched=None):
     misconception's sentence once, for all the δ's it covers), then one line for the δ's that
     only follow from them, naming where their mistakes came from."""
     lines, said = [], set()
+    shared = {}                  # one sentence for the δ's wrong in the same way
+    for v in entry:
+        if v.name not in (matched or {}) and v.sentence and v.tag != "value":
+            shared.setdefault((v.tag, v.sentence), []).append(v)
+    shared = {key: group for key, group in shared.items() if len(group) > 1}
     for v in entry:
         m = (matched or {}).get(v.name)
         if m is not None:
             if id(m) not in said:
                 said.add(id(m))
                 lines.append(_cap(m.sentence) + ".")
+            continue
+        group = shared.get((v.tag, v.sentence))
+        if group is not None:
+            if id(group) not in said:
+                said.add(id(group))
+                names = ", ".join(labels[u.name] for u in group[:-1]) + \
+                    f" and {labels[group[-1].name]}"
+                each = v.sentence[3:] if v.sentence.startswith("it ") else v.sentence
+                lines.append(f"{names} are wrong: each {each}.")
             continue
         if followers:
             text = f"The mistake enters at {labels[v.name]}: {v.explanation}"
@@ -251,6 +265,7 @@ def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, size
                 here = _judge_one(v.name, v.answer, c, tol, labels[v.name], None, given, sizes)
                 if here.tag == "transposed":
                     v.tag, v.cell, v.explanation = here.tag, here.cell, here.explanation
+                    v.sentence = here.sentence
             continue
         if all_close(v.answer, c, tol):
             if wrong_sources:
@@ -259,7 +274,7 @@ def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, size
         passed = [u for u in came_from[v.name] if mine[u].shape == v.answer.shape
                   and all_close(v.answer, mine[u], tol) and not all_close(c, mine[u], tol)]
         if passed:
-            v.tag = "missing_local_derivative"
+            v.tag, v.sentence = "missing_local_derivative", None
             v.cell = "✗ wrong (missing local derivative)"
             v.explanation = (f"it is your {labels[passed[0]]} passed on unchanged, but the "
                              f"local derivative between them is not 1: multiply by it (the "
@@ -268,8 +283,7 @@ def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, size
             mistaken = " and ".join(labels[u] for u in wrong_sources)
             here = _judge_one(v.name, v.answer, c, tol, labels[v.name], coords.get(v.name),
                               given, sizes)
-            v.tag, v.where = here.tag, here.where
-            v.cell = here.cell
+            v.tag, v.where, v.cell, v.sentence = here.tag, here.where, here.cell, None
             v.explanation = (f"{here.explanation} (compared with what the chain rule gives "
                              f"from your own {mistaken}, which is wrong too)")
     _trace_to_entries(every, list(every), labels)
@@ -298,7 +312,7 @@ class Verdict:
         self.name, self.ok, self.tag, self.cell = name, ok, tag, cell
         self.explanation, self.answer, self.right = explanation, answer, right
         self.where, self.right_text, self.secrets = where, right_text, list(secrets)
-        self.inherited = None
+        self.inherited, self.sentence = None, None
         from dagrad.viz.labels import array as label_text      # as the picture writes it
         self.yours = [] if answer is None else [fmt_array(answer), label_text(answer, 8)]
         if answer is not None and right is not None and np.shape(answer) == np.shape(right):
@@ -345,8 +359,10 @@ def _judge_one(name, answer, right, tol, label, coords, given, sizes):
             parts.append(hint[1])
     text = "; ".join(p for p in parts if p)
     cell = "✗ wrong" + (f" ({tag.replace('_', ' ')})" if tag != "value" else "")
-    return Verdict(name, False, tag, cell, text, a, right, where=where, right_text=right_text,
-                   secrets=secrets)
+    verdict = Verdict(name, False, tag, cell, text, a, right, where=where,
+                      right_text=right_text, secrets=secrets)
+    verdict.sentence = sentence
+    return verdict
 
 
 def find_tensors(keys, loss, names):

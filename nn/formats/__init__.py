@@ -17,7 +17,9 @@ atomically (``atomic``).
     modules.py       what is saved of a module, how it is rebuilt, no cycles
     zipcheck.py      zip archives checked before a member is read
     atomic.py        atomic_write
-    errors.py        SerializationError
+    errors.py        SerializationError, RefusedGlobalError
+    class_paths.py   torch.nn.modules.<file>.<Class>: PyTorch's paths to dagrad's layers
+    legacy.py        nn.save_pt and the other names before the one door (deprecated)
 """
 from .allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .door import FORMATS, format_of, load, safetensors_metadata, save, unsafe_globals

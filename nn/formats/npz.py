@@ -9,8 +9,8 @@ every failure is a ``SerializationError`` with the file closed. Saving refuses w
 would refuse (object and complex data). Besides the arrays it holds one JSON manifest (stored
 as a NumPy string array under ``__dagrad__``) with the format version and the structure of the
 saved object, so nested checkpoints such as ``{"model": model.state_dict(), "optimizer":
-opt.state_dict(), "epoch": 3}`` round-trip too. A module state dict stores each array under its own name
-("0.weight", ...), so ``numpy.load`` reads it directly.
+opt.state_dict(), "epoch": 3}`` round-trip too. A module state dict stores each array under its
+own name ("0.weight", ...), so ``numpy.load`` reads it directly.
 
 A whole module is stored as the tree ``module_tree`` describes, and rebuilt on loading under
 the one policy of every format (``allowlist``).

@@ -6,9 +6,10 @@ to storages kept as raw bytes in ``data/0``, ``data/1``, ... (see ``pickler``). 
 the pickle through ``unpickler.RestrictedUnpickler``, whose names come from PyTorch's
 ``weights_only`` set (``torch_globals``), dagrad's own module classes and the user's
 ``add_safe_globals`` (the policy of every format: ``formats.allowlist``), so it loads state
-dicts, optimizer state, nested checkpoints and whole modules, and refuses anything else with ``SerializationError`` before running it. What it
-allocates is bounded by the file: each storage is read once, its size checked against its
-record, and tensors are views of their storages.
+dicts, optimizer state, nested checkpoints and whole modules, and refuses anything else with
+``SerializationError`` before running it. What it allocates is bounded by the file: each
+storage is read once, its size checked against its record, and tensors are views of their
+storages.
 
     nn.save({"model": model.state_dict(), "epoch": 3}, "checkpoint.pt")
     # in PyTorch: torch.load("checkpoint.pt", weights_only=True)["model"]
