@@ -30,8 +30,13 @@ def v(g, name):
     return g.array(name)
 
 
-def one_hot(g):
-    return np.eye(v(g, "logits").shape[1])[g.Yb]
+def missing_batch_sum(answer, rows, param, use="is added to"):
+    """The δ of a parameter broadcast over the batch rows, its rows left unsummed: ``rows(g)``
+    is that (B, ...) array, computed from the student's own δ's."""
+    return Misconception(
+        "missing_batch_sum", lambda g: {answer: rows(g)},
+        f"yours for δ_{param} keeps one row per example: {param} {use} every row (broadcast), "
+        f"that is, it is used once per example, so its δ is the sum of the rows' δ's")
 
 
 EXAMPLE_CHAR = ("example", "character")
@@ -95,10 +100,7 @@ LINEAR_AND_TANH = Grads(
            "d_b2": "b2 is added to every row: δ_b2 = Σ_i δ_logits[i]",
            "d_hpreact": "h = tanh(hpreact): δ_hpreact = δ_h ⊙ (1 − h²)"},
     misconceptions=[
-        Misconception("missing_batch_sum", lambda g: {"d_b2": g.delta("logits")},
-                      "yours for δ_b2 keeps one row per example: b2 is added to every row "
-                      "(broadcast), that is, used once per example, so its δ is the sum of "
-                      "the rows' δ's"),
+        missing_batch_sum("d_b2", lambda g: g.delta("logits"), "b2"),
         Misconception("tanh_of_the_input", lambda g: {
             "d_hpreact": g.delta("h") * (1 - v(g, "hpreact") ** 2)},
             "yours for δ_hpreact uses 1 − hpreact²: tanh's derivative is 1 − tanh(x)², "
@@ -140,10 +142,8 @@ BATCH_NORM = Grads(
         Misconception("mu_held_constant", lambda g: {"d_hprebn": g.delta("bndiff")},
                       "yours for δ_hprebn treats μ as a constant: μ = (1/B) Σ_i z_i depends "
                       "on every z_i, so δ_z also gets δ_μ / B"),
-        Misconception("missing_batch_sum", lambda g: {
-            "d_bngain": g.delta("hpreact") * v(g, "bnraw")},
-            "yours for δ_bngain keeps one row per example: bngain multiplies every row "
-            "(broadcast), so its δ is the sum of the rows' δ's")],
+        missing_batch_sum("d_bngain", lambda g: g.delta("hpreact") * v(g, "bnraw"), "bngain",
+                          use="multiplies")],
     why="one local derivative per line, adding the δ's of a value used twice: δ_bngain = "
         "Σ_i δ_hpreact ⊙ bnraw, δ_bnbias = Σ_i δ_hpreact, δ_bnraw = bngain ⊙ δ_hpreact, "
         "δ_bnvar_inv = Σ_i δ_bnraw ⊙ bndiff, δ_bnvar = −½ (bnvar + ε)^(−3/2) δ_bnvar_inv, "
@@ -179,9 +179,7 @@ LINEAR_AND_EMBEDDING = Grads(
                       "several times: d_C[Xb] += d_emb writes each repeated row once (NumPy "
                       "buffers a fancy-index assignment). Row c of C is used once per "
                       "occurrence of c, and every use adds its δ: np.add.at(d_C, Xb, d_emb)"),
-        Misconception("missing_batch_sum", lambda g: {"d_b1": g.delta("hprebn")},
-                      "yours for δ_b1 keeps one row per example: b1 is added to every row, so "
-                      "its δ is the sum of the rows' δ's")],
+        missing_batch_sum("d_b1", lambda g: g.delta("hprebn"), "b1")],
     why="Y = X Wᵀ + b backward with Y = hprebn, X = embcat, W = W1: δ_embcat = δ_hprebn W1, "
         "δ_W1 = δ_hprebnᵀ embcat, δ_b1 = Σ_i δ_hprebn[i]; δ_emb = δ_embcat reshaped to (B, 3, "
         "d); δ_C = 0, then np.add.at(δ_C, Xb, δ_emb): an embedding is one-hot times C, so its "
