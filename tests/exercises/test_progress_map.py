@@ -167,3 +167,31 @@ def test_an_exercise_checked_before_the_others_judges_against_the_engine():
     assert r.diagnosis == "factor" and "follow" not in r.message
     assert "? δ_logits not answered" in r.svg
     assert set(tutor.PROGRESS["96"]) == {"d_h", "d_W2", "d_b2"}
+
+
+def test_carrying_the_deltas_back_is_linear_in_the_graph():
+    """Complexity, not speed: one walk over the graph per check, so a chain 10x as long (every
+    tenth tensor answered) costs about 10x, asserted with a generous bound."""
+    import time
+
+    from dagrad.exercises.carry import Snapshot
+
+    def seconds(n):
+        x = ag.tensor(np.linspace(-1, 1, 8), requires_grad=True)
+        tensors, h = {}, x
+        for k in range(n):
+            h = (h * 0.9).tanh()
+            if k % 10 == 0:
+                tensors[f"h{k}"] = h
+        loss = h.sum()
+        snapshot = Snapshot(loss, tensors)
+        mine = {k: np.ones(8) for k in tensors}
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            carried, _ = snapshot.carry(mine)
+            best = min(best, time.perf_counter() - start)
+        assert set(carried) == set(tensors)
+        return best
+    small, large = seconds(1_000), seconds(10_000)
+    assert large / small < 30, (small, large)
