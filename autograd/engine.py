@@ -256,10 +256,18 @@ def add_gradient(totals, owned, vertex, grad, differentiable):
 
 
 def _saved_arrays(node):
-    """Everything ``node`` saved for backward: positional values, then named constants."""
+    """What ``node``'s backward will read of what it saved, for the in-place check: its
+    positional values (only those the needed gradients read, when the operation says which:
+    ``Function.saves_read_by``), then its named constants."""
+    saved = node.saved
+    read_by = node.saves_read_by
+    if read_by is not None:
+        need_a, need_b = node.needs_input_grad
+        if not (need_a and need_b):
+            saved = tuple(saved[k] for k in read_by[0 if need_a else 1])
     if not node.saved_names:
-        return node.saved
-    return node.saved + tuple(getattr(node, name) for name in node.saved_names)
+        return saved
+    return saved + tuple(getattr(node, name) for name in node.saved_names)
 
 
 def _release_names(node):

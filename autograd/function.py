@@ -103,6 +103,11 @@ class Function:
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
+        saves_read_by: for a binary operation, the positions in ``saved`` that each input's
+            gradient reads (``Mul``: ``((1,), (0,))``, dz/da reads b, dz/db reads a), or None
+            (every gradient reads everything). When only one input needs a gradient, the
+            engine's in-place check looks only at what that gradient reads, as PyTorch saves
+            only that: ``z = y * 2.0; y.mul_(2)`` leaves z's backward alone.
     """
 
     __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
@@ -117,6 +122,7 @@ class Function:
     xp = NUMPY
     returns_view = False
     dtype_rule = None
+    saves_read_by = None
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named
