@@ -7,12 +7,10 @@ An edge is asked about when its δ has at most ``MAX_ELEMENTS`` elements (typed 
 a list such as ``[0.5, 1, 1.5]``); larger ones are shown as usual. The seed δ into the output
 is not asked.
 """
-import html
-import json
-
 import numpy as np
 
 from . import labels
+from . import markup
 
 MAX_ELEMENTS = 4
 
@@ -223,11 +221,11 @@ def quiz_parts(frames, uid, tol):
     blocks = []
     for k, q in enumerate(asked):
         shape = f", shape {q['shape']}" if q["shape"] else ""
-        what = (f"δ on the edge <b>{html.escape(q['label'])}</b> (input {q['slot']}{shape}, "
+        what = (f"δ on the edge <b>{markup.text(q['label'])}</b> (input {q['slot']}{shape}, "
                 f"drawn in orange)?")
         blocks.append(
             f'<div class="vz-q" data-q="{k}"><span>{what}</span>'
-            f'<input type="text" aria-label="your δ for {html.escape(q["label"])}" '
+            f'<input type="text" aria-label="your δ for {markup.text(q["label"])}" '
             f'placeholder="{"[…, …]" if len(q["values"]) > 1 else "a number"}">'
             f'<button type="button" class="vz-q-check">check</button> '
             f'<button type="button" class="vz-q-show">show</button>'
@@ -243,8 +241,8 @@ def quiz_parts(frames, uid, tol):
     for frames_of_note, text in notes:
         if frames_of_note:
             blocks.append(f'<div class="vz-quiz-note" data-frames="'
-                          f'{" ".join(map(str, frames_of_note))}">{html.escape(text)}</div>')
+                          f'{" ".join(map(str, frames_of_note))}">{markup.text(text)}</div>')
     blocks.append('<div class="vz-quiz-score"></div>')
     panel = f'<div class="vz-quiz">{"".join(blocks)}</div>'
-    data = json.dumps(asked, ensure_ascii=False).replace("</", "<\\/")
+    data = markup.script_json(asked)
     return panel, STYLE.format(uid=uid), SCRIPT.format(uid=uid, questions=data, tol=float(tol))

@@ -20,6 +20,8 @@ import itertools
 import json
 import re
 
+from . import markup
+
 MIN_LABEL_PX = 10          # the smallest label size the views allow at their initial scale
 STILL_HEIGHT_PX = 600      # the height of a still picture's box (where scripts do not run)
 PT_TO_PX = 96 / 72         # dot writes sizes in points
@@ -74,7 +76,7 @@ def _annotate_group(text, mark):
     extra = ""
     if tip and any(at is not None for _, at in tip):
         lines = [[-1 if at is None else at, line] for line, at in tip]
-        extra += f' data-tip="{html.escape(json.dumps(lines, ensure_ascii=False))}"'
+        extra += f' data-tip="{markup.json_attr(lines)}"'
         title = _title(tip_at(lines, -1))
         body = _TITLE.sub(lambda _: title, body)
     if sent is not None:
@@ -106,7 +108,7 @@ def tip_at(lines, frame):
 
 def _title(text):
     """An ``xlink:title`` attribute holding ``text`` (line breaks as dot writes them)."""
-    return 'xlink:title="' + html.escape(text).replace("\n", "&#10;") + '"'
+    return 'xlink:title="' + markup.text(text).replace("\n", "&#10;") + '"'
 
 
 def state_svg(svg, frame):
@@ -311,11 +313,11 @@ def still_html(svg, note):
             '<img alt="compute graph" style="max-width: none; max-height: none" '
             f'src="data:image/svg+xml;base64,{data}"></div>'
             '<div style="font-family: Helvetica, Arial, sans-serif; font-size: 13px; '
-            f'color: #666">A still picture: {html.escape(note)}.</div></div>')
+            f'color: #666">A still picture: {markup.text(note)}.</div></div>')
 
 
 def page(fragment, title):
     """A complete HTML document around ``fragment``."""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{fragment}\n"
+            f"<title>{markup.text(title)}</title>\n</head>\n<body>\n{fragment}\n"
             "</body>\n</html>\n")

@@ -41,7 +41,8 @@ def grads_svg(graph, tensors, verdicts):
 
 def _emphasis(graph, tensors, verdicts):
     from dagrad.viz import labels
-    from dagrad.viz.draw import Emphasis, TOOLTIP_NEWLINE
+    from dagrad.viz.draw import Emphasis
+    from dagrad.viz.markup import tooltip
     node_of = {id(n.obj): n for n in graph.nodes if n.obj is not None}
     nodes, edges = {}, {}
     for key, t in tensors.items():
@@ -68,22 +69,17 @@ def _emphasis(graph, tensors, verdicts):
             tip.append(f"yours {fmt_full(verdict.answer)}")
         tip.append(f"right {fmt_full(verdict.right)}")
         nodes[node.id] = ({"color": RED, "penwidth": "3",
-                           "tooltip": _tooltip(TOOLTIP_NEWLINE.join(tip))}, rows)
+                           "tooltip": tooltip(tip)}, rows)
         for i, e in enumerate(graph.edges):
             if e.src == node.id and e.grad is not None:
-                edge_tip = (f"this δ is one of the terms of {what} (wrong in your answer)"
-                            f"{TOOLTIP_NEWLINE}δ {fmt_full(e.grad)}")
-                edges[i] = ({"color": RED, "penwidth": "3", "tooltip": _tooltip(edge_tip)},
+                edge_tip = [f"this δ is one of the terms of {what} (wrong in your answer)",
+                            f"δ {fmt_full(e.grad)}"]
+                edges[i] = ({"color": RED, "penwidth": "3", "tooltip": tooltip(edge_tip)},
                             [_font(f"a term of {what}", RED)])
     return Emphasis(nodes, edges)
 
 
 def _font(text, colour, bold=False):
-    from dagrad.viz.labels import escape
-    text = f"<B>{escape(text)}</B>" if bold else escape(text)
+    from dagrad.viz.markup import label
+    text = f"<B>{label(text)}</B>" if bold else label(text)
     return f'<FONT COLOR="{colour}" POINT-SIZE="10">{text}</FONT>'
-
-
-def _tooltip(text):
-    """A DOT string may not hold a bare double quote."""
-    return text.replace('"', "'")
