@@ -96,6 +96,11 @@ class RNNBase(Module):
     def _flat_weights(self):
         return list(self._parameters.values())
 
+    def flatten_parameters(self):
+        """Does nothing, as PyTorch's on the CPU: it packs the weights into one block of GPU
+        memory for cuDNN, and dagrad's weights are the parameters themselves. Programs call it
+        before every forward (pytorch/examples' word_language_model)."""
+
     def forward(self, input, hx=None):
         """Run the whole sequence; returns (output, h_n), for an LSTM (output, (h_n, c_n))."""
         name = type(self).__name__

@@ -2,7 +2,8 @@
 (``run_steps``): a = a_x + h Wᵀ for all gates of the step at once."""
 from ...blas import product
 from ...dtypes import floating
-from ...function import Function, ProductGrad
+from ...function import Function
+from ...lazy_grads import ProductGrad
 from ..linalg import _mT
 
 
