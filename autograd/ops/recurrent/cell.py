@@ -29,18 +29,22 @@ class Cell:
 
     The three methods, each for one step t except the last (``w`` holds the weights: ``w[k]``,
     and ``w.times(v, k, plus=a)`` = a + v Wₖᵀ, one product on whichever path):
-        step(xp, x, state, w) -> (new state, kept): x (N, G·H) is the step's input
+        step(xp, x, state, w, out) -> (new state, kept): x (N, G·H) is the step's input
             projection and state a tuple of (N, H) arrays; ``kept`` is what the step's
-            backward reads (the gates).
+            backward reads (the gates). ``out`` has one entry per part of the state: on the
+            fast path the row of the operation's output where the new value goes, for the
+            last function computing it (``xp.add``, ``xp.multiply``, ``xp.tanh``,
+            ``xp.relu`` and ``w.times`` take ``out=``; a value computed elsewhere is copied
+            there), recorded None.
         step_grads(xp, d_state, state, kept, w, join) -> d_state before the step: d_state is
             dL/d(new state) (a tuple like the state), ``state`` the state before the step.
             The step's gradients that the operation returns or sums over the steps are given
             to ``join(k, parts)``, which concatenates ``parts`` (…, width) into slot k of this
             step and returns the result; slot 0 is dL/dx, the gradient of the input projection.
-        weight_grads(xp, grads, hs, states, kept, w) -> one gradient per weight (None where
-            the weight is None): ``grads`` the slots, each (T, N, width) over all steps,
-            ``hs`` (T, N, H) the h before each step, ``states`` and ``kept`` the lists of all
-            steps (T + 1 and T entries).
+        weight_grads(xp, grads, history, kept, w) -> one gradient per weight (None where the
+            weight is None): ``grads`` the slots, each (T, N, width) over all steps;
+            ``history`` the state over time, one (T + 1, N, H) array per part (h₀ … h_T, ...);
+            ``kept`` the list of every step's.
     """
 
     name = None
@@ -64,13 +68,13 @@ class Cell:
         given = {"w_hh": w_hh, "b_hh": b_hh, "peephole": peephole}
         return tuple(given[name] for name in self.weights)
 
-    def step(self, xp, x, state, w):  # pragma: no cover - every cell overrides it
+    def step(self, xp, x, state, w, out):  # pragma: no cover - every cell overrides it
         raise NotImplementedError(f"{self.name} cell does not define step")
 
     def step_grads(self, xp, d_state, state, kept, w, join):  # pragma: no cover
         raise NotImplementedError(f"{self.name} cell does not define step_grads")
 
-    def weight_grads(self, xp, grads, hs, states, kept, w):  # pragma: no cover
+    def weight_grads(self, xp, grads, history, kept, w):  # pragma: no cover
         raise NotImplementedError(f"{self.name} cell does not define weight_grads")
 
 

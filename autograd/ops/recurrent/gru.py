@@ -21,14 +21,14 @@ class GRU(Cell):
     name, gates = "GRU", 3
     weights, products = ("w_hh", "b_hh"), 1
 
-    def step(self, xp, x, state, w):
+    def step(self, xp, x, state, w, out):
         h, = state
         size = h.shape[-1]
         hidden = w.times(h, 0, plus=w[1])               # [h_r, h_z, h_n]
         r, z = blocks(xp.sigmoid(x[..., :2 * size] + hidden[..., :2 * size]), 2)
         h_n = hidden[..., 2 * size:]
         n = xp.tanh(x[..., 2 * size:] + r * h_n)
-        return (n + z * (h - n),), (r, z, n, h_n)
+        return (xp.add(n, z * (h - n), out=out[0]),), (r, z, n, h_n)
 
     def step_grads(self, xp, d_state, state, kept, w, join):
         dh, = d_state
@@ -41,9 +41,9 @@ class GRU(Cell):
         dg = join(1, [dr, dz, dn * r])
         return (dh * z + product(dg, w[0]),)
 
-    def weight_grads(self, xp, grads, hs, states, kept, w):
+    def weight_grads(self, xp, grads, history, kept, w):
         _, dg = grads
-        return weight_grad(xp, dg, hs), None if w[1] is None else step_sum(dg)
+        return weight_grad(xp, dg, history[0][:-1]), None if w[1] is None else step_sum(dg)
 
 
 class GRUSequence(Sequence):

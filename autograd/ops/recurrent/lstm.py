@@ -1,7 +1,7 @@
 """The LSTM cell (Hochreiter & Schmidhuber; forget gate of Gers et al.), PyTorch's gate order
 i, f, g, o, with optional diagonal peephole weights (Gers, Schraudolph & Schmidhuber 2002)."""
 from ...blas import product
-from .cell import Cell, blocks, stack_steps, step_sum, weight_grad
+from .cell import Cell, blocks, step_sum, weight_grad
 from .sequence import Sequence
 
 
@@ -24,7 +24,7 @@ class LSTM(Cell):
     name, gates, states = "LSTM", 4, ("h", "c")
     weights, products = ("w_hh", "peephole"), 1
 
-    def step(self, xp, x, state, w):
+    def step(self, xp, x, state, w, out):
         h, c = state
         size, peephole = h.shape[-1], w[1]
         a = w.times(h, 0, plus=x)                       # [ãᵢ, ã_f, ã_g, ã_o]
@@ -35,16 +35,16 @@ class LSTM(Cell):
             i = xp.sigmoid(a[..., :size] + p_i * c)
             f = xp.sigmoid(a[..., size:2 * size] + p_f * c)
         g = xp.tanh(a[..., 2 * size:3 * size])
-        c_new = f * c + i * g
+        c_new = xp.add(f * c, i * g, out=out[1])
         a_o = a[..., 3 * size:]
         o = xp.sigmoid(a_o if peephole is None else a_o + p_o * c_new)
         tanh_c = xp.tanh(c_new)
-        return (o * tanh_c, c_new), (i, f, g, o, tanh_c, c_new)
+        return (xp.multiply(o, tanh_c, out=out[0]), c_new), (i, f, g, o, tanh_c)
 
     def step_grads(self, xp, d_state, state, kept, w, join):
         dh, dc = d_state
         c = state[1]
-        i, f, g, o, tanh_c, _ = kept
+        i, f, g, o, tanh_c = kept
         do = dh * tanh_c * o * (1 - o)
         dc = dc + dh * o * (1 - tanh_c * tanh_c)
         peephole = w[1]
@@ -59,16 +59,15 @@ class LSTM(Cell):
             dc = dc + di * p_i + df * p_f
         return product(da, w[0]), dc
 
-    def weight_grads(self, xp, grads, hs, states, kept, w):
+    def weight_grads(self, xp, grads, history, kept, w):
         da, = grads
+        hs, cs = history
         dp = None
         if w[1] is not None:
             di, df, _, do = blocks(da, 4)
-            c_prev = stack_steps(xp, [s[1] for s in states[:-1]])
-            c_new = stack_steps(xp, [k[5] for k in kept])
-            dp = xp.concatenate([step_sum(di * c_prev), step_sum(df * c_prev),
-                                 step_sum(do * c_new)], axis=0)
-        return weight_grad(xp, da, hs), dp
+            dp = xp.concatenate([step_sum(di * cs[:-1]), step_sum(df * cs[:-1]),
+                                 step_sum(do * cs[1:])], axis=0)
+        return weight_grad(xp, da, hs[:-1]), dp
 
 
 class LSTMSequence(Sequence):

@@ -26,13 +26,13 @@ class MGU(Cell):
         size = w_hh.shape[0] // 2
         return w_hh[:size], w_hh[size:]
 
-    def step(self, xp, x, state, w):
+    def step(self, xp, x, state, w, out):
         h, = state
         x_f, x_n = blocks(x, 2)
         f = xp.sigmoid(w.times(h, 0, plus=x_f))
         u = f * h
         n = xp.tanh(w.times(u, 1, plus=x_n))
-        return (h + f * (n - h),), (f, n, u)
+        return (xp.add(h, f * (n - h), out=out[0]),), (f, n, u)
 
     def step_grads(self, xp, d_state, state, kept, w, join):
         dh, = d_state
@@ -44,9 +44,10 @@ class MGU(Cell):
         join(0, [df, dn])
         return (dh * (1 - f) + du * f + product(df, w[0]),)
 
-    def weight_grads(self, xp, grads, hs, states, kept, w):
+    def weight_grads(self, xp, grads, history, kept, w):
         df, dn = blocks(grads[0], 2)
-        return weight_grad(xp, df, hs), weight_grad(xp, dn, stack_steps(xp, [k[2] for k in kept]))
+        gated = stack_steps(xp, [k[2] for k in kept])          # u_t of every step
+        return weight_grad(xp, df, history[0][:-1]), weight_grad(xp, dn, gated)
 
 
 class MGUSequence(Sequence):

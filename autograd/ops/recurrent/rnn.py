@@ -9,7 +9,7 @@ NONLINEARITIES = ("tanh", "relu")
 class RNN(Cell):
     """One step from the input projection x (N, H) (x Wᵢₕᵀ + bᵢₕ + bₕₕ) and h::
 
-        h' = φ(x + h Wₕₕᵀ),   φ = tanh or relu (max(a, 0), written where(a > 0, a, 0))
+        h' = φ(x + h Wₕₕᵀ),   φ = tanh or relu
 
     Backward, with dh = dL/dh' and φ' read from h' (1 - h'² for tanh, [h' > 0] for relu)::
 
@@ -28,9 +28,9 @@ class RNN(Cell):
         same = nonlinearity is None or nonlinearity == self.nonlinearity
         return self if same else RNN(nonlinearity)
 
-    def step(self, xp, x, state, w):
-        a = w.times(state[0], 0, plus=x)
-        h = xp.tanh(a) if self.nonlinearity == "tanh" else xp.where(a > 0, a, 0)
+    def step(self, xp, x, state, w, out):
+        a = w.times(state[0], 0, plus=x, out=out[0])
+        h = (xp.tanh if self.nonlinearity == "tanh" else xp.relu)(a, out=out[0])
         return (h,), h
 
     def step_grads(self, xp, d_state, state, h, w, join):
@@ -38,8 +38,8 @@ class RNN(Cell):
         da = join(0, [d_state[0] * slope])
         return (product(da, w[0]),)
 
-    def weight_grads(self, xp, grads, hs, states, kept, w):
-        return (weight_grad(xp, grads[0], hs),)
+    def weight_grads(self, xp, grads, history, kept, w):
+        return (weight_grad(xp, grads[0], history[0][:-1]),)
 
 
 class RNNSequence(Sequence):

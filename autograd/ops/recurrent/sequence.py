@@ -7,6 +7,8 @@ the W4 benchmark (hidden 256, 32 steps, batch 32) the LSTM layer took 1.32x the 
 same step written by hand in NumPy unrolled, and about 1.1x as one operation
 (docs/performance.md).
 """
+from types import SimpleNamespace
+
 import numpy as np
 
 from ...blas import product
@@ -16,8 +18,26 @@ from ...xp import NUMPY, tensor_namespace
 from .cell import stack_steps
 from .product import RecurrentGates
 
+# What a step computes with: the namespace's functions, plus add, multiply, tanh and relu that
+# take ``out=``, so that a step writes each part of its new state straight into its row of the
+# operation's output on the fast path (recorded, ``out`` is None and ignored).
+FAST = SimpleNamespace(**vars(NUMPY), add=np.add, multiply=np.multiply,
+                       relu=lambda a, out=None: np.maximum(a, 0, out=out))
+_RECORDED = []
 
-class Weights:
+
+def recorded():
+    """The step namespace of recorded operations (made on first use: it needs the ops)."""
+    if not _RECORDED:
+        xp = tensor_namespace()
+        _RECORDED.append(SimpleNamespace(
+            **{**vars(xp), "tanh": lambda a, out=None: xp.tanh(a)},
+            add=lambda a, b, out=None: a + b, multiply=lambda a, b, out=None: a * b,
+            relu=lambda a, out=None: a.relu()))
+    return _RECORDED[0]
+
+
+class Weights(tuple):
     """A cell's weights, ``w[k]``, and the product a step makes with its k-th: ``times``.
 
     ``transposed``: Wₖᵀ of each matrix as a C-contiguous array (made once per sequence: BLAS
@@ -25,22 +45,19 @@ class Weights:
     are Tensors and each product is one recorded ``RecurrentGates`` operation; otherwise they
     are ndarrays and the product is computed on the spot."""
 
-    __slots__ = ("values", "transposed", "recorded")
+    def __new__(cls, values, transposed=None, recorded=False):
+        w = super().__new__(cls, values)
+        w.transposed, w.recorded = transposed, recorded
+        return w
 
-    def __init__(self, values, transposed=None, recorded=False):
-        self.values, self.transposed, self.recorded = values, transposed, recorded
-
-    def __getitem__(self, k):
-        return self.values[k]
-
-    def times(self, v, k, plus=None):
-        """plus + v Wₖᵀ (``plus`` may be None: then v Wₖᵀ)."""
+    def times(self, v, k, plus=None, out=None):
+        """plus + v Wₖᵀ (``plus`` may be None: then v Wₖᵀ), written into ``out`` if given."""
         w_t = None if self.transposed is None else self.transposed[k]
         if self.recorded:
-            return RecurrentGates.apply(plus, v, self.values[k], weight_t=w_t)
-        out = product(v, self.values[k].T if w_t is None else w_t)
+            return RecurrentGates.apply(plus, v, self[k], weight_t=w_t)
+        out = product(v, self[k].T if w_t is None else w_t, out=out)
         if plus is not None:
-            out += plus                 # in place: ``out`` is the product's new array
+            out += plus                 # in place: ``out`` is the product's own array
         return out
 
 
@@ -54,13 +71,17 @@ class Joins:
 
     def __call__(self, k, parts):
         slot = self.slots.get(k)
-        if self.xp is NUMPY:
+        if self.xp is FAST:
             if slot is None:
                 first = parts[0]
                 width = sum(p.shape[-1] for p in parts)
                 slot = self.slots[k] = np.empty((self.steps,) + first.shape[:-1] + (width,),
                                                 first.dtype)
-            return np.concatenate(parts, axis=-1, out=slot[self.t])
+            row = slot[self.t]
+            if len(parts) == 1:
+                row[...] = parts[0]
+                return row
+            return np.concatenate(parts, axis=-1, out=row)
         if slot is None:
             slot = self.slots[k] = [None] * self.steps
         slot[self.t] = (parts[0] if len(parts) == 1 else
@@ -69,16 +90,24 @@ class Joins:
 
     def stacked(self):
         """Every slot as one (T, N, width) array or recorded tensor, in slot order."""
-        return [self.slots[k] if self.xp is NUMPY else stack_steps(self.xp, self.slots[k])
+        return [self.slots[k] if self.xp is FAST else stack_steps(self.xp, self.slots[k])
                 for k in sorted(self.slots)]
 
 
-def unroll(xp, cell, xs, state, w):
+def unroll(xp, cell, xs, state, w, rows=None):
     """``cell``'s steps over ``xs`` (one x_t per step, in the order they run) from ``state``:
-    the state before every step and after the last (T + 1 tuples), and what each step kept."""
+    the state before every step and after the last (T + 1 tuples), and what each step kept.
+    ``rows``: on the fast path, one (T + 1, N, H) buffer per part of the state, whose row
+    t + 1 receives the state after step t (the step writes it there, else it is copied)."""
     states, kept = [state], []
-    for x in xs:
-        state, k = cell.step(xp, x, state, w)
+    outs = zip(*(r[1:] for r in rows)) if rows is not None else [(None,) * len(state)] * len(xs)
+    for x, out in zip(xs, outs):
+        state, k = cell.step(xp, x, state, w, out)
+        if rows is not None:
+            for s, o in zip(state, out):
+                if s is not o:
+                    o[...] = s
+            state = out
         states.append(state)
         kept.append(k)
     return states, kept
@@ -90,7 +119,7 @@ def run_steps(cell, xs, state, weights, transposed=None):
     (N, G·H) Tensors in the order the steps run, ``state`` a tuple of (N, H) Tensors. Returns
     the state after every step (T + 1 tuples, the initial one first)."""
     w = Weights(weights, transposed, recorded=True)
-    return unroll(tensor_namespace(), cell, xs, state, w)[0]
+    return unroll(recorded(), cell, xs, state, w)[0]
 
 
 class Sequence(Function):
@@ -118,13 +147,19 @@ class Sequence(Function):
 
     def forward(ctx, xs, *inputs, weight_t=None, **options):
         cell = ctx.cell = ctx.cell.configured(**options)
-        parts = len(cell.states)
-        w = Weights(inputs[parts:], weight_t)
-        states, kept = unroll(NUMPY, cell, xs, tuple(inputs[:parts]), w)
-        hs = np.stack([s[0] for s in states] + list(states[-1][1:]))   # h0 … h_T (, c_T)
-        states = [(hs[t],) + s[1:] for t, s in enumerate(states)]     # keep the stacked h's
+        parts, (steps, batch) = len(cell.states), xs.shape[:2]
+        shape = (batch, inputs[0].shape[-1])
+        # h0 … h_T, then the last value of the other parts (c_T); the other parts' own rows
+        hs = np.empty((steps + parts,) + shape, xs.dtype)
+        rows = [hs] + [np.empty((steps + 1,) + shape, xs.dtype) for _ in range(parts - 1)]
+        for row, initial in zip(rows, inputs):
+            row[0] = initial
+        _, kept = unroll(FAST, cell, xs, tuple(r[0] for r in rows), Weights(inputs[parts:],
+                                                                           weight_t), rows)
+        for k, row in enumerate(rows[1:]):
+            hs[steps + 1 + k] = row[steps]
         out = hs[1:]
-        ctx.save(xs, *inputs, output=out, states=states, kept=kept, hs=hs)
+        ctx.save(xs, *inputs, output=out, history=(hs[:steps + 1], *rows[1:]), kept=kept)
         return out
 
     def backward(ctx, grad):
@@ -132,19 +167,20 @@ class Sequence(Function):
         xs, *inputs = ctx.saved[:-1]
         parts, steps = len(cell.states), xs.shape[0]
         if ctx.differentiable:      # the forward again, as recorded operations
+            xp = recorded()
             w = Weights(inputs[parts:], recorded=True)
             states, kept = unroll(xp, cell, [xs[t] for t in range(steps)],
                                   tuple(inputs[:parts]), w)
-            hs = stack_steps(xp, [s[0] for s in states[:steps]])
+            history = tuple(stack_steps(xp, [s[k] for s in states]) for k in range(parts))
         else:
-            w = Weights(inputs[parts:])
-            states, kept, hs = ctx.states, ctx.kept, ctx.hs[:steps]
+            xp, w, history, kept = FAST, Weights(inputs[parts:]), ctx.history, ctx.kept
+            states = list(zip(*history))
         join = Joins(xp, steps)
-        d_state = (grad[steps - 1],) + tuple(grad[steps + j] for j in range(parts - 1))
+        d_state = (grad[steps - 1],) + tuple(grad[steps + k] for k in range(parts - 1))
         for t in range(steps - 1, -1, -1):
             join.t = t
             d_state = cell.step_grads(xp, d_state, states[t], kept[t], w, join)
             if t:
                 d_state = (d_state[0] + grad[t - 1],) + d_state[1:]
         grads = join.stacked()
-        return (grads[0], *d_state, *cell.weight_grads(xp, grads, hs, states, kept, w))
+        return (grads[0], *d_state, *cell.weight_grads(xp, grads, history, kept, w))
