@@ -26,6 +26,7 @@ from .graph import consumers
 from .lazy_grads import LazyGrad
 from .tensor import Tensor
 from .versions import WRITES, check_unchanged
+from .views import collects_gradient
 from .ops.cast import cast
 from .xp import tensor_namespace
 
@@ -169,7 +170,7 @@ class BackwardPass:
         """A leaf's total is known: run its hooks, capture it, add it to ``.grad``. (A view
         taken under ``no_grad()`` requires grad but, as in PyTorch, collects none.)"""
         grad = self.totals.pop(leaf, None)
-        if grad is None or leaf.__dict__.get("_no_grad_view"):
+        if grad is None or not collects_gradient(leaf):
             return
         if type(grad) is not np.ndarray and isinstance(grad, LazyGrad):
             grad = grad.dense()

@@ -104,7 +104,7 @@ class Function:
 
     Set by the operation's class:
         returns_view: True when the output may share the input's memory (slicing, reshape,
-            transpose, flip): the output tensor keeps its input (``ops.shape.mark_view``), and
+            transpose, flip): the output tensor keeps its input (``views.mark_view``), and
             an in-place change of it records the input's new history through
             ``write_back(base, view)`` (``inplace.py``).
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
@@ -209,7 +209,7 @@ class Function:
         goes (``parents``), its shape, and, when it saved something, the inputs themselves
         (``inputs``; one an operation produced is kept as its array, its history being its
         parent: keeping its Tensor alive cost 30% of building a million-operation chain, in
-        garbage collection). (A view's output keeps its input: ``ops.shape.mark_view``.)
+        garbage collection). (A view keeps its input: ``views.mark_view``.)
         """
         saves = ctx.saved or ctx.saved_names
         if len(inputs) == 2:    # written out: through the loop, W1 costs 5% more instructions

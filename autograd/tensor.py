@@ -36,14 +36,15 @@ class Tensor(TensorBase):
         name: optional label shown by ``viz``.
     """
 
-    # Every tensor sets these four; the rarely set ``_grad``, ``name``, ``_hooks`` and ``_base``
+    # Every tensor sets these four; the rarely set ``_grad``, ``name``, ``_hooks`` and ``_view``
     # default to the class's None and live in the instance's dict once set: a result then
     # costs four stores instead of seven (0.13 µs of a small operation's ~2.5 µs).
     __slots__ = ("_data", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
     _grad = None
     name = None
     _hooks = None
-    _base = None             # the tensor whose memory this one views (PyTorch's ``_base``)
+    _view = None             # a view's record (``views.View``): autograd/views.py owns it
+    _base = None             # the tensor whose memory a view views (PyTorch's ``_base``)
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 

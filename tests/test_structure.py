@@ -163,3 +163,34 @@ def test_the_line_counts_docs_give_for_the_students_path_are_true():
     for path, count in claims:
         actual = len((ROOT / path).read_text().splitlines())
         assert int(count.replace(",", "")) == actual, f"{path}: docs say {count}, file has {actual}"
+
+
+def test_view_state_is_declared_in_views_py():
+    """A view's state is what autograd/views.py declares: one Tensor field (``_view``, a
+    ``View`` record) and the properties of ``ViewTensor`` (``_base``, ``_version``). No module
+    keeps view state on a tensor under a name of its own (an attribute, or a string given to
+    ``__dict__.get``/``getattr``/``setattr``)."""
+    from dagrad.autograd.views import FIELDS, View, ViewTensor
+    declared = set(FIELDS) | set(View.__slots__) | {
+        name for name, member in vars(ViewTensor).items() if isinstance(member, property)}
+
+    def view_state(name):
+        return name.startswith("_") and ("view" in name.lower() or name in (
+            "_multi_output", "_base")) and not name.startswith("__")
+
+    undeclared = []
+    for path in sorted((ROOT / "autograd").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute):
+                names = [node.attr]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(
+                    node.func, "id", "")) in ("get", "getattr", "setattr", "hasattr",
+                                              "setdefault"):
+                names = [a.value for a in node.args if isinstance(a, ast.Constant)
+                         and isinstance(a.value, str)]
+            else:
+                continue
+            undeclared += [f"{path.relative_to(ROOT)}:{node.lineno} {name}" for name in names
+                           if view_state(name) and name not in declared]
+    assert undeclared == []
+    assert "_view" in FIELDS and {"parent", "no_grad", "multi_output"} <= set(View.__slots__)

@@ -16,8 +16,8 @@ from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function
 from ..tensor import Tensor
+from ..views import mark_view
 from .piecewise import where
-from .shape import mark_view
 
 
 def diagonal_array(x, offset, dim1, dim2):

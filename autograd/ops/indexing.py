@@ -15,9 +15,9 @@ from ..function import Function
 from ..lazy_grads import SliceGrad
 from ..scalars import checked_fill_value
 from ..tensor import Tensor
+from ..views import mark_view
 from ..xp import _is_basic
 from .piecewise import Where
-from .shape import mark_view
 
 
 class GetItem(Function):
