@@ -1,12 +1,14 @@
 """Data to arrays: what ``ag.tensor(data)`` and every operation's constants go through.
 
 ``as_array`` turns a number, a nested list, an ndarray or a Tensor into an ndarray with
-PyTorch's choice of dtype (Python floats give float32, NumPy values keep theirs);
+PyTorch's choice of dtype (Python floats give the default dtype, float32 unless
+``set_default_dtype``; NumPy values keep theirs);
 ``real_array`` also refuses what a Tensor cannot hold (complex numbers, strings, ragged lists,
 integers beyond int64), saying why and what to do.
 """
 import numpy as np
 
+from .default_dtype import DEFAULT
 from .scalars import checked_integer_array
 
 
@@ -18,15 +20,12 @@ class TensorBase:
     __slots__ = ()
 
 
-DEFAULT_DTYPE = np.float32
-
-
 def as_array(data, dtype=None):
     """Convert ``data`` (Tensor, ndarray, number, nested list) to an ndarray.
 
-    Python floats become float32 (the default dtype) unless ``dtype`` says otherwise; NumPy
-    arrays and scalars keep their dtype, also inside lists (``[np.float64(1.5)]`` is float64),
-    as ``torch.tensor`` does.
+    Python floats become the default dtype (float32 unless ``set_default_dtype``) unless
+    ``dtype`` says otherwise; NumPy arrays and scalars keep their dtype, also inside lists
+    (``[np.float64(1.5)]`` is float64), as ``torch.tensor`` does.
     """
     if isinstance(data, TensorBase):
         data = data._data
@@ -36,7 +35,7 @@ def as_array(data, dtype=None):
         return np.asarray(data)
     arr = np.asarray(data)
     if arr.dtype == np.float64 and not _holds_float64(data):
-        arr = arr.astype(DEFAULT_DTYPE)
+        arr = arr.astype(DEFAULT.dtype)
     return arr
 
 
@@ -82,7 +81,7 @@ def real_array(data, dtype=None):
     if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
         arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
     if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
-        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT_DTYPE)   # [1.5, 2**70]
+        arr = np.asarray(data, dtype=np.float64).astype(DEFAULT.dtype)   # [1.5, 2**70]
     if arr.dtype.kind not in REAL_KINDS:      # an int beyond int64: PyTorch's ValueError
         error = ValueError if arr.dtype.kind == "O" and _too_big_int(data) else TypeError
         raise error(f"tensor: cannot hold data of dtype {arr.dtype}: "

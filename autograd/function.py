@@ -47,6 +47,7 @@ So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy di
 """
 import numpy as np
 
+from .accumulate_grad import next_functions
 from .anomaly import check_finite
 from .errors import describe_failure, real_result
 from .grad_mode import STATE
@@ -156,6 +157,11 @@ class Function:
     def differentiable(self):
         """True inside ``create_graph=True``: backward runs on Tensors and is recorded."""
         return self.xp is not NUMPY
+
+    @property
+    def next_functions(self):
+        """PyTorch's ``grad_fn.next_functions``: ``(node, 0)`` per input (``accumulate_grad``)."""
+        return next_functions(self)
 
     @property
     def name(self):

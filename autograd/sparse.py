@@ -162,6 +162,15 @@ class SparseTensor:
                             self._coalesced)
 
 
+def as_dense_operand(x):
+    """The dense form of a sparse operand of ``dense + sparse`` / ``dense - sparse`` (PyTorch's
+    result is dense; the sparse values get their gradients through ``to_dense``). Called when
+    the operation refused ``x``: anything but a sparse tensor is re-raised as it was."""
+    if not isinstance(x, SparseTensor):
+        raise
+    return x.to_dense()
+
+
 def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requires_grad=False,
                       check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values[k]`` at ``indices[:, k]`` (see the module's docstring).
@@ -240,9 +249,19 @@ def spmm(sparse, dense):
     return indexing.Unindex.apply(scaled, index=(rows,), shape=(sparse.shape[0], dense.shape[1]))
 
 
+def dense_spmm(dense, sparse):
+    """The dense product of a dense matrix (n, m) with a 2-D sparse tensor (m, p), as
+    PyTorch's ``dense @ sparse``: (Sᵀ Dᵀ)ᵀ, so it costs O(nnz · n) like ``spmm``."""
+    flipped = SparseTensor(sparse._indices_array[::-1], sparse._values_tensor,
+                           tuple(sparse.shape)[::-1])
+    return spmm(flipped, as_tensor(dense).transpose(0, 1)).transpose(0, 1)
+
+
 def mm(a, b):
-    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` is a sparse tensor."""
+    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` or ``b`` is a sparse tensor."""
     if isinstance(a, SparseTensor):
         return spmm(a, b)
+    if isinstance(b, SparseTensor):
+        return dense_spmm(a, b)
     from .ops.linalg import matmul
     return matmul(a, b)

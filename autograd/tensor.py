@@ -13,6 +13,7 @@ themselves (forward and local derivative side by side) live in ``autograd/ops``.
 import numpy as np
 
 from .convert import TensorBase, real_array
+from .printing import format_tensor, tensor_repr
 from .size import Size
 
 _tuple_new = tuple.__new__
@@ -180,15 +181,8 @@ class Tensor(TensorBase):
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __repr__(self):
-        body = np.array2string(self._data, separator=", ", precision=4, prefix="tensor(")
-        extras = []
-        if self._data.dtype not in (np.float32, np.int64, np.bool_):
-            extras.append(f"dtype={self._data.dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        """As PyTorch prints it: ``tensor([0.3932, 0.2100])`` (``autograd/printing.py``)."""
+        return tensor_repr(self)
 
     # ------------------------------------------------------------------- autograd interface
     def requires_grad_(self, requires_grad=True):
@@ -261,10 +255,8 @@ class Tensor(TensorBase):
         return _is_float(self._data.dtype)
 
     def __format__(self, spec):
-        """``f"{loss:.4f}"`` formats a one-element tensor as its number, as PyTorch."""
-        if self._data.size == 1 and spec:
-            return format(self._data.item(), spec)
-        return format(str(self), spec)
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its number, as PyTorch."""
+        return format_tensor(self, spec)
 
 
 def raw_data(x):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
+from . import sampling, sparse
 from .inplace import restride, write
 from .missing import install_missing
 from .ops import (activation, arithmetic, cast, composed, diagonal, elementary, indexing, linalg,
@@ -135,13 +136,19 @@ class TensorMethods:
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
-        return arithmetic.Add.apply(self, other)
+        try:
+            return arithmetic.Add.apply(self, other)
+        except TypeError:       # dense + sparse is dense, as in PyTorch (free when not raised)
+            return arithmetic.Add.apply(self, sparse.as_dense_operand(other))
 
     def __radd__(self, other):
         return arithmetic.Add.apply(other, self)
 
     def __sub__(self, other):
-        return arithmetic.Sub.apply(self, other)
+        try:
+            return arithmetic.Sub.apply(self, other)
+        except TypeError:
+            return arithmetic.Sub.apply(self, sparse.as_dense_operand(other))
 
     def __rsub__(self, other):
         return arithmetic.Sub.apply(other, self)
@@ -177,6 +184,8 @@ class TensorMethods:
         return arithmetic.Remainder.apply(other, self)
 
     def __matmul__(self, other):
+        if isinstance(other, sparse.SparseTensor):     # dense @ sparse is dense, as PyTorch
+            return sparse.dense_spmm(self, other)
         return linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -295,6 +304,9 @@ class TensorMethods:
 
     def log(self):
         return elementary.Log.apply(self)
+
+    def log10(self):
+        return composed.log10(self)
 
     def sqrt(self):
         return elementary.Sqrt.apply(self)
@@ -614,6 +626,15 @@ class TensorMethods:
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        return sampling.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def nelement(self):
+        return self.numel()
 
     # --------------------------------------------- new tensors like this one (PyTorch's new_*)
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

@@ -194,3 +194,35 @@ def test_view_state_is_declared_in_views_py():
                            if view_state(name) and name not in declared]
     assert undeclared == []
     assert "_view" in FIELDS and {"parent", "no_grad", "multi_output"} <= set(View.__slots__)
+
+
+# The floors of the checkout (docs/layout.md draws them): a package imports only from its own
+# floor's packages or lower ones, in functions too. The root package's own modules are on no
+# floor: nothing imports them.
+FLOORS = {"autograd": 1, "nn": 2, "optim": 2, "viz": 3, "onnx": 3, "exercises": 4, "torch": 4,
+          "d2l": 5}
+
+
+def _floor(module):
+    parts = module.split(".")
+    return FLOORS.get(parts[1]) if len(parts) > 1 else None
+
+
+def test_no_floor_reaches_up():
+    modules = _modules()
+    upward = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for target in _imported(node, package, modules):
+                if target == "dagrad" or _floor(target) is None:
+                    if target != name and name != "dagrad" and target != "dagrad":
+                        upward.append(f"{name} -> {target} (the root package's own module)")
+                elif _floor(name) is not None and _floor(target) > _floor(name):
+                    upward.append(f"{name} (floor {_floor(name)}) -> {target} "
+                                  f"(floor {_floor(target)})")
+    assert upward == []
+    assert set(FLOORS) == {p.name for p in (ROOT / "dagrad").iterdir()
+                           if (p / "__init__.py").exists()} | {"autograd", "nn", "optim", "viz"}

@@ -24,6 +24,14 @@ def cosh(x):
     return (elementary.exp(x) + elementary.exp(-x)) * 0.5
 
 
+def log10(x):
+    """log₁₀ x = ln x / ln 10;   d/dx = 1 / (x ln 10)"""
+    return elementary.log(x) * _INV_LN10
+
+
+_INV_LN10 = 1.0 / np.log(10.0)
+
+
 def square(x):
     """x²;   d/dx = 2x"""
     return x * x

@@ -23,7 +23,7 @@ FILES = {
     "fold": "Fold Unfold",
     "instancenorm": "InstanceNorm1d InstanceNorm2d InstanceNorm3d LazyInstanceNorm1d "
                     "LazyInstanceNorm2d LazyInstanceNorm3d",
-    "linear": "Bilinear Identity LazyLinear Linear",
+    "linear": "Bilinear Identity LazyLinear Linear NonDynamicallyQuantizableLinear",
     "loss": "BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss "
             "GaussianNLLLoss HingeEmbeddingLoss HuberLoss KLDivLoss L1Loss MSELoss "
             "MarginRankingLoss MultiLabelMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss "
@@ -56,10 +56,6 @@ def dagrad_classes(file):
 
 
 def torch_class_paths():
-    """``'torch.nn.modules.<file>.<Class>' -> dagrad class`` for every class dagrad has (and
-    the Linear subclass PyTorch's attention layers keep as ``out_proj``)."""
-    import dagrad.nn as nn
-    paths = {f"torch.nn.modules.{file}.{name}": cls
-             for file in NAMES for name, cls in dagrad_classes(file).items()}
-    paths["torch.nn.modules.linear.NonDynamicallyQuantizableLinear"] = nn.Linear
-    return paths
+    """``'torch.nn.modules.<file>.<Class>' -> dagrad class`` for every class dagrad has."""
+    return {f"torch.nn.modules.{file}.{name}": cls
+            for file in NAMES for name, cls in dagrad_classes(file).items()}

@@ -22,7 +22,6 @@ Tensors are written once per object (the same tensor twice, as with tied weights
 storage when loaded); each tensor's storage holds its elements in C order.
 """
 import struct
-import sys
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -30,8 +29,9 @@ import numpy as np
 from dagrad.autograd import Tensor, device
 from dagrad.autograd.size import Size
 
-from ..module import Module
-from ..parameter import Parameter
+from ...module import Module
+from ...parameter import Parameter
+from ..modules import global_name, refuse_cycles, saved_state
 from .dtypes import STORAGE_NAMES, TORCH_NAMES, UNTYPED_DTYPES
 
 PROTO, STOP, MARK, TUPLE, EMPTY_TUPLE = b"\x80", b".", b"(", b"t", b")"
@@ -55,6 +55,7 @@ class Pickler:
         self.keep = []          # objects whose id is in memo, kept alive while pickling
         self.storages = []      # [(key, array)] in order of first use
         self.path = []          # where in the object we are, for error messages
+        self.in_module = 0      # how many modules are being saved around the current object
 
     def dumps(self, obj):
         self.out += PROTO + b"\x02"
@@ -146,7 +147,11 @@ class Pickler:
         elif isinstance(obj, (Tensor, np.ndarray)):
             self.save_tensor(obj)
         elif isinstance(obj, Module):
-            self.save_object(obj, module_state(obj, self.where()))
+            if not self.in_module:          # the outermost module: its tree must end
+                refuse_cycles(obj, "torch.save")
+            self.in_module += 1
+            self.save_object(obj, saved_state(obj, self.where(), "torch.save"))
+            self.in_module -= 1
         else:
             self.save_other(obj)
 
@@ -240,15 +245,7 @@ class Pickler:
         self.put(dtype)
 
     def save_reference(self, obj):
-        module, name = getattr(obj, "__module__", None), obj.__qualname__
-        found = sys.modules.get(module)
-        for part in name.split("."):
-            found = getattr(found, part, None)
-        if found is not obj or "<" in name:
-            raise TypeError(f"torch.save: {self.where()} is {obj!r}, which cannot be named by "
-                            f"its module and name (a lambda or local definition); save data, "
-                            f"not code")
-        self.save_global(module, name)
+        self.save_global(*global_name(obj, self.where(), "torch.save"))
         self.put(obj)
 
     def save_object(self, obj, state):
@@ -314,24 +311,6 @@ def c_strides(shape):
         strides.append(step)
         step *= max(int(n), 1)
     return tuple(reversed(strides))
-
-
-_MODULE_SKIPPED = ("_owner", "_path_cache")
-
-
-def module_state(module, where):
-    """The attributes of ``module`` to pickle: its tables and plain attributes, no hooks."""
-    if module.__dict__.get("_forward_hooks") or module.__dict__.get("_forward_pre_hooks"):
-        raise TypeError(f"torch.save: the module at {where} has forward hooks, which are code; "
-                        f"remove them or save its state_dict()")
-    if any(type(p).__name__ == "UninitializedParameter"
-           for p in module.__dict__.get("_parameters", {}).values()):
-        raise TypeError(f"torch.save: the module at {where} is a lazy layer that has not seen an "
-                        f"input yet; call the model on a batch first, so its parameters exist")
-    derived = getattr(type(module), "_derived_attributes", ())   # rebuilt by _after_load
-    return {key: value for key, value in vars(module).items()
-            if key not in _MODULE_SKIPPED and key not in derived
-            and key not in ("_forward_hooks", "_forward_pre_hooks")}
 
 
 def plain_object_state(obj, where):

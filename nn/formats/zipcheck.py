@@ -1,12 +1,11 @@
-"""Opening files that may be hostile: regular files only, and zip archives whose members are
-checked before any is read.
+"""Zip archives that may be hostile: their members are checked before any is read.
 
-Every loader of untrusted files (``nn.load``'s ``.npz``, ``nn.load_safetensors``, the ``.pt``
-reader of ``dagrad.torch``) opens its file with ``open_regular_file`` and, for a zip, lists its
-members with ``checked_zip``; every failure is a ``SerializationError``::
+Both zip formats (dagrad's ``.npz`` and PyTorch's ``.pt``) are opened by ``nn.load`` through
+the regular-file guard (``guard.open_regular_file``), and their members listed once with
+``checked_zip``; every failure is a ``SerializationError``::
 
-    with open_regular_file(path, "torch.load") as f:
-        zf, members = checked_zip(f, path, "torch.load")     # name -> ZipInfo, all checked
+    with open_regular_file(path, "nn.load") as f:
+        zf, members = checked_zip(f, path, "nn.load")     # name -> ZipInfo, all checked
         data = zf.read(members["archive/data.pkl"])
 
 What ``checked_zip`` guarantees, so that a reader allocates at most what the file holds:
@@ -20,56 +19,14 @@ What ``checked_zip`` guarantees, so that a reader allocates at most what the fil
   reads total N²/2 times the file's size. With disjoint ranges the declared sizes add up to
   at most the file's size.
 """
-import os
-import stat
 import struct
 import zipfile
 
+from .errors import SerializationError
+from .guard import file_size
+
 LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")     # the 30 fixed bytes of a local file header
 LOCAL_SIGNATURE = b"PK\x03\x04"
-
-
-class SerializationError(ValueError):
-    """The file is not a readable state file (truncated, corrupted, foreign, hostile, or
-    declaring more data than it holds)."""
-
-
-def open_regular_file(path, who):
-    """Open ``path`` for binary reading, refusing anything but a regular file.
-
-    A FIFO, socket or device is refused at once (opening a FIFO without a writer would block
-    for ever, a device such as /dev/zero never ends); the file is opened without blocking,
-    checked with ``fstat`` on the open descriptor (no race with a rename), then switched back
-    to blocking reads. Raises ``FileNotFoundError`` for a missing path, ``IsADirectoryError``
-    for a directory (as ``open`` does) and ``SerializationError`` for the rest."""
-    path = os.fspath(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{who}: no such file: {path!r}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(f"{who}: {path!r} is a directory; give the path of a file "
-                                    f"inside it")
-        if not stat.S_ISREG(mode):
-            raise SerializationError(f"{who}: {path!r} is {_kind(mode)}, not a regular file; "
-                                     f"load from a file saved on disk")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _kind(mode):
-    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def checked_zip(f, path, who):
@@ -79,7 +36,7 @@ def checked_zip(f, path, who):
     def refuse(why):
         return SerializationError(f"{who}: {path!r} {why}")
 
-    size = _size(f)
+    size = file_size(f)
     try:
         zf = zipfile.ZipFile(f)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
@@ -92,18 +49,6 @@ def checked_zip(f, path, who):
         zf.close()
         raise
     return zf, members
-
-
-def _size(f):
-    """The size of the file ``f``: from its descriptor, or (an in-memory file such as
-    ``io.BytesIO``, which ``torch.load`` also takes) from seeking to its end."""
-    try:
-        return os.fstat(f.fileno()).st_size
-    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is both
-        position = f.tell()
-        size = f.seek(0, os.SEEK_END)
-        f.seek(position)
-        return size
 
 
 def _check_members(zf, f, size, directory_start, refuse):

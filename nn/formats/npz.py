@@ -1,4 +1,4 @@
-"""``save`` / ``load``: state dicts (and checkpoints made of them) as ``.npz`` files.
+"""dagrad's ``.npz`` format: state dicts (and checkpoints made of them) without pickle.
 
 Loading never runs code and never allocates more than the file holds: the file is a zip of
 uncompressed ``.npy`` arrays, read without pickle, whose members ``zipcheck`` checks first
@@ -6,21 +6,18 @@ uncompressed ``.npy`` arrays, read without pickle, whose members ``zipcheck`` ch
 each member's declared shape times its item size must equal the bytes it holds before anything
 is allocated, each member is decoded at most once (a manifest naming one twice is refused), and
 every failure is a ``SerializationError`` with the file closed. Saving refuses what loading
-would refuse (object and complex data). Besides the arrays it holds one JSON manifest (stored as a NumPy string
-array under ``__dagrad__``) with the format version and the structure of the saved object, so
-nested checkpoints such as ``{"model": model.state_dict(), "optimizer": opt.state_dict(),
-"epoch": 3}`` round-trip too. A module state dict stores each array under its own name
-("0.weight", ...), so ``numpy.load`` reads it directly.
+would refuse (object and complex data). Besides the arrays it holds one JSON manifest (stored
+as a NumPy string array under ``__dagrad__``) with the format version and the structure of the
+saved object, so nested checkpoints such as ``{"model": model.state_dict(), "optimizer":
+opt.state_dict(), "epoch": 3}`` round-trip too. A module state dict stores each array under its
+own name ("0.weight", ...), so ``numpy.load`` reads it directly.
 
-Saving writes to a temporary file in the same directory and renames it over the target, so an
-interrupted or failed save leaves any previous file intact (see ``atomic_write``).
+A whole module is stored as the tree ``module_tree`` describes, and rebuilt on loading under
+the one policy of every format (``allowlist``).
 """
-import errno
 import json
 import math
-import os
 import re
-import tempfile
 import zipfile
 from collections import OrderedDict
 
@@ -28,9 +25,12 @@ import numpy as np
 
 from dagrad.autograd import Tensor, as_array
 
-from .module import Module
+from ..module import Module
+from . import allowlist
+from .errors import SerializationError
 from .module_tree import module_to_tree, tree_to_module
-from .zipcheck import SerializationError, checked_zip, open_regular_file
+from .modules import refuse_cycles
+from .zipcheck import checked_zip
 
 FORMAT = "dagrad.state"
 VERSION = 1
@@ -38,100 +38,21 @@ MANIFEST = "__dagrad__"
 _TENSOR_KINDS = "biuf"
 
 
-def save(obj, path):
-    """Save ``obj`` to ``path`` (an ``.npz`` file, written atomically).
+def writer(obj, who="nn.save"):
+    """The function that writes ``obj`` as an ``.npz`` to a binary file (``nn.save`` calls it
+    on a temporary file, see ``atomic``). Everything that could be refused is checked here,
+    before any file is touched.
 
     ``obj`` is a state dict (name -> Tensor or ndarray) or any nesting of dicts (str or int
     keys), lists and tuples whose leaves are Tensors, ndarrays, numbers, strings, booleans,
-    None or whole modules of dagrad's own classes (see ``module_tree``). Object arrays are refused (they would need pickle to load).
+    None or whole modules (see ``module_tree``). Object arrays are refused (they would need
+    pickle to load).
     """
     arrays = OrderedDict()
     tree = _encode(obj, arrays, "", set())
     manifest = json.dumps({"format": FORMAT, "version": VERSION, "tree": tree})
     arrays[MANIFEST] = np.array(manifest)
-    atomic_write(path, lambda f: _write_npz(f, arrays))
-
-
-def atomic_write(path, write):
-    """Call ``write(f)`` on a temporary file next to ``path`` and rename it over ``path``.
-
-    - The temporary file is named after the target (``.model.npz.<pid>.XXXX.tmp``, in the same
-      directory, so the rename stays on one file system) and flushed to disk before the rename;
-      the directory is flushed after it, so the new name survives a power cut.
-    - An interrupted or failed write removes it and leaves any previous file intact; temporary
-      files left by a killed save (their process is gone) are removed by the next save of the
-      same target.
-    - A new file gets ``0o666`` minus the umask, as ``open(path, "wb")`` would; an existing
-      target keeps its permissions, and one that cannot be written raises ``PermissionError``
-      like ``open(path, "wb")`` (the rename alone would replace it).
-    - A symlinked target is written through: the file it points to is replaced, the link stays
-      (as ``torch.save`` does).
-    """
-    path = os.path.realpath(os.fspath(path))
-    directory, base = os.path.split(path)
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise PermissionError(errno.EACCES, "Permission denied (saving over a read-only "
-                                  "file)", path)
-        mode = os.stat(path).st_mode & 0o777
-    else:
-        mode = 0o666 & ~_umask()
-    _remove_stale_temporaries(directory, base)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.{os.getpid()}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.chmod(tmp, mode)
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _umask():
-    """The process umask (reading it means setting it; it is put back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _remove_stale_temporaries(directory, base):
-    """Remove ``.<base>.<pid>.*.tmp`` files whose writing process no longer exists."""
-    pattern = re.compile(rf"^\.{re.escape(base)}\.(\d+)\.[^.]+\.tmp$")
-    for name in os.listdir(directory):
-        match = pattern.match(name)
-        if match and not _process_alive(int(match.group(1))):
-            try:
-                os.remove(os.path.join(directory, name))
-            except FileNotFoundError:
-                pass
-
-
-def _process_alive(pid):
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True
-    return True
-
-
-def _fsync_directory(directory):
-    """Flush the directory entry of a rename to disk (POSIX; Windows cannot open directories)."""
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    return lambda f: _write_npz(f, arrays)
 
 
 def _write_npz(f, arrays):
@@ -170,13 +91,13 @@ def _encode(obj, arrays, path, open_containers):
         data = as_array(obj)
         where = path or "<root>"
         if data.dtype.hasobject:
-            raise TypeError(f"save: '{where}' is an object array; only numeric, "
+            raise TypeError(f"nn.save: '{where}' is an object array; only numeric, "
                             f"boolean and string arrays can be saved (object arrays need "
                             f"pickle, which loading refuses)")
         refused = data.dtype.kind == "c" or (kind == "tensor"
                                              and data.dtype.kind not in _TENSOR_KINDS)
         if refused:
-            raise TypeError(f"save: '{where}' has dtype {data.dtype}; tensors hold real numbers "
+            raise TypeError(f"nn.save: '{where}' has dtype {data.dtype}; tensors hold real numbers "
                             f"or booleans and arrays also strings (nn.load refuses complex "
                             f"data). Save the real and imaginary parts (z.real, z.imag)")
         name = _member_name(path, arrays)
@@ -185,11 +106,12 @@ def _encode(obj, arrays, path, open_containers):
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"value": obj}
     if isinstance(obj, Module):
+        refuse_cycles(obj, "nn.save")
         return {"module": _encode(module_to_tree(obj, path or "<root>"), arrays, path,
                                   open_containers)}
     if isinstance(obj, (dict, list, tuple)):
         if id(obj) in open_containers:
-            raise ValueError(f"save: '{path or '<root>'}' is the {type(obj).__name__} that "
+            raise ValueError(f"nn.save: '{path or '<root>'}' is the {type(obj).__name__} that "
                              f"contains it (a reference cycle); nn.save writes a tree, so save "
                              f"a copy without the back reference")
         open_containers.add(id(obj))
@@ -197,7 +119,7 @@ def _encode(obj, arrays, path, open_containers):
             return _encode_container(obj, arrays, path, open_containers)
         finally:
             open_containers.discard(id(obj))
-    raise TypeError(f"save: cannot save a {type(obj).__name__} at '{path or '<root>'}'; save "
+    raise TypeError(f"nn.save: cannot save a {type(obj).__name__} at '{path or '<root>'}'; save "
                     f"state dicts (module.state_dict()) made of tensors, arrays and numbers")
 
 
@@ -206,7 +128,7 @@ def _encode_container(obj, arrays, path, open_containers):
         items = []
         for key, value in obj.items():
             if not isinstance(key, (str, int)) or isinstance(key, bool):
-                raise TypeError(f"save: dict keys must be str or int, got {key!r} "
+                raise TypeError(f"nn.save: dict keys must be str or int, got {key!r} "
                                 f"({type(key).__name__})")
             items.append([key, _encode(value, arrays, _join(path, key), open_containers)])
         return {"dict": items}
@@ -215,50 +137,53 @@ def _encode_container(obj, arrays, path, open_containers):
                    for i, v in enumerate(obj)]}
 
 
-def load(path):
-    """Load what ``save`` wrote. Tensors come back as Tensors (a module's state dict loads with
+def read(f, where, who="nn.load", weights_only=True):
+    """Read what ``writer`` wrote from the binary file ``f`` (opened by the regular-file
+    guard). Tensors come back as Tensors (a module's state dict loads with
     ``model.load_state_dict(nn.load(path))``), arrays as arrays, NumPy scalars as NumPy
-    scalars, dicts as dicts.
+    scalars, dicts as dicts; whole modules of the classes ``allowlist`` allows
+    (``weights_only=False`` allows every Module class of the program).
 
-    Raises ``FileNotFoundError`` for a missing file and ``SerializationError`` (a ValueError)
-    for anything else wrong with the file: not a regular file (a FIFO is refused at once),
-    truncated, corrupted, foreign, encrypted or compressed members, two entries with one name,
+    Raises ``SerializationError`` (a ValueError) for anything wrong with the file: truncated,
+    corrupted, foreign, encrypted or compressed members, two entries with one name,
     overlapping members, holding object arrays, or declaring more data than it holds (the zip
     is checked by ``zipcheck.checked_zip`` and each array's declared size against its member
-    before anything is allocated, and each member is decoded at most once). The file is
-    always closed.
+    before anything is allocated, and each member is decoded at most once).
     """
-    path = os.fspath(path)
-    with open_regular_file(path, "load") as f:
-        magic = f.read(4)
-        if magic != b"PK\x03\x04":
-            what = "a single .npy array" if magic == b"\x93NUM" else "not an .npz file"
-            raise SerializationError(f"load: {path!r} is {what}; expected a state file "
-                                     f"written by nn.save")
-        zf, members = checked_zip(f, path, "load")
-        try:
-            with zf:
-                return _Reader(zf, members, path).load()
-        except SerializationError:
-            raise
-        except RecursionError:
-            raise SerializationError(f"load: {path!r} nests its content too deeply to be a "
-                                     f"state file written by nn.save") from None
-        except Exception as e:  # zipfile, zlib, json and NumPy each raise their own types
-            raise SerializationError(f"load: {path!r} is truncated or corrupted "
-                                     f"({type(e).__name__}: {e}); it cannot be read as a "
-                                     f"state file written by nn.save") from None
+    magic = f.read(4)
+    f.seek(0)
+    if magic != b"PK\x03\x04":
+        what = "a single .npy array" if magic == b"\x93NUM" else "not an .npz file"
+        raise SerializationError(f"{who}: {where!r} is {what}; expected a state file written "
+                                 f"by nn.save")
+    zf, members = checked_zip(f, where, who)
+    try:
+        with zf:
+            return _Reader(zf, members, where, who, weights_only).load()
+    except SerializationError:
+        raise
+    except RecursionError:
+        raise SerializationError(f"{who}: {where!r} nests its content too deeply to be a state "
+                                 f"file written by nn.save") from None
+    except Exception as e:  # zipfile, zlib, json and NumPy each raise their own types
+        raise SerializationError(f"{who}: {where!r} is truncated or corrupted "
+                                 f"({type(e).__name__}: {e}); it cannot be read as a state "
+                                 f"file written by nn.save") from None
 
 
 class _Reader:
     """Reads the members of one open zip, checking every size before allocating."""
 
-    def __init__(self, zf, members, path):
-        self.zf, self.members, self.path = zf, members, path
+    def __init__(self, zf, members, path, who, weights_only):
+        self.zf, self.members, self.path, self.who = zf, members, path, who
+        self.classes = allowlist.module_classes(weights_only)
         self.decoded = set()
 
     def error(self, message):
-        return SerializationError(f"load: {self.path!r} {message}")
+        return SerializationError(f"{self.who}: {self.path!r} {message}")
+
+    def refuse(self, full_name):
+        return allowlist.refusal(self.who, self.path, full_name)
 
     def load(self):
         if MANIFEST + ".npy" not in self.members:
@@ -343,7 +268,7 @@ class _Reader:
         if kind == "value":
             return value
         if kind == "module":
-            return tree_to_module(self.decode(value))
+            return tree_to_module(self.decode(value), self.classes, self.refuse)
         if kind == "dict":
             return OrderedDict((key, self.decode(item)) for key, item in value)
         if kind in ("list", "tuple"):

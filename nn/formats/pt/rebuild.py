@@ -1,4 +1,5 @@
-"""What the allowlisted names of a ``.pt`` file build: storages, tensors, parameters, modules.
+"""What the allowlisted names of a ``.pt`` file build: storages, tensors and parameters (whole
+modules are ``formats.modules``'s).
 
 These functions stand where PyTorch's ``torch._utils._rebuild_tensor_v2`` and friends stand
 when a file is unpickled; each checks its arguments as data from a stranger: types, signs,
@@ -7,15 +8,12 @@ stride_i < len(storage)``). A tensor is a NumPy view of its storage, so tensors 
 storage when saved share memory when loaded, as in PyTorch; a layout whose elements overlap
 (a stride of 0, from ``expand``) is read-only.
 """
-import weakref
-
 import numpy as np
 
 from dagrad.autograd import Tensor
 
-from ..module import Module
-from ..parameter import Parameter
-from ..serialization import SerializationError
+from ...parameter import Parameter
+from ..errors import SerializationError
 from .dtypes import STORAGES, TORCH_NAMES, numpy_dtype
 
 MAX_VIEW_ELEMENTS = 2 ** 31     # elements a read-only overlapping view may present
@@ -190,94 +188,6 @@ def rebuild_from_type(func, new_type, args, state):
 
 TENSOR_REBUILDERS = (rebuild_tensor_v1, rebuild_tensor_v2, rebuild_tensor_v3,
                      rebuild_parameter, rebuild_parameter_with_state)
-
-
-# ------------------------------------------------------------------------------- modules
-# PyTorch's Module keeps these tables of hooks; in a file they must be empty (hooks are code)
-TORCH_HOOK_TABLES = frozenset((
-    "_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
-    "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
-    "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-    "_load_state_dict_post_hooks", "_is_full_backward_hook"))
-
-
-def new_module(cls):
-    """An empty instance of Module class ``cls``: its tables exist, its ``__init__`` is not
-    run (the attributes come from the file, through ``restore_module``)."""
-    module = cls.__new__(cls)
-    Module.__init__(module)
-    return module
-
-
-def restore_module(module, state):
-    """Set the attributes of ``module`` from a pickled module's ``state`` (written by dagrad,
-    or by PyTorch: its hook tables are dropped when empty, ``_non_persistent_buffers_set``
-    becomes dagrad's ``_non_persistent``)."""
-    if not isinstance(state, dict) or not all(type(k) is str for k in state):
-        raise _error(f"gives a {type(module).__name__} module the state {state!r:.80}")
-    d = module.__dict__
-    for key, value in state.items():
-        if key.startswith("__"):
-            raise _error(f"gives a module the attribute {key!r}")
-        if key in TORCH_HOOK_TABLES:
-            if value:
-                raise _error(f"gives a {type(module).__name__} module {key}; hooks are code, "
-                             f"which is never loaded")
-        elif key == "_non_persistent_buffers_set":
-            d["_non_persistent"] = {name: True for name in _names(value, key)}
-        elif key == "_non_persistent":
-            d["_non_persistent"] = {name: True for name in _names(value, key)}
-        elif key == "_parameters":
-            d[key] = {name: _parameter(p, name) for name, p in _table(value, key).items()}
-        elif key == "_buffers":
-            d[key] = {name: _tensor_or_none(b, name) for name, b in _table(value, key).items()}
-        elif key == "_modules":
-            children = {name: _module_or_none(m, name) for name, m in _table(value, key).items()}
-            for child in children.values():
-                if child is not None:
-                    child.__dict__["_owner"] = weakref.ref(module)
-            d[key] = children
-        elif key == "training":
-            if type(value) is not bool:
-                raise _error(f"gives a module training={value!r:.40}")
-            d[key] = value
-        else:
-            d[key] = value
-    after_load = getattr(type(module), "_after_load", None)    # dagrad's own code, if any
-    if after_load is not None:
-        after_load(module)
-
-
-def _table(value, key):
-    if not isinstance(value, dict) or not all(type(k) is str for k in value):
-        raise _error(f"gives a module a {key} that is not a table of names")
-    return value
-
-
-def _names(value, key):
-    if not isinstance(value, (set, list, tuple, dict)) or not all(type(k) is str for k in value):
-        raise _error(f"gives a module a {key} that is not a set of names")
-    return value
-
-
-def _parameter(value, name):
-    if value is None or isinstance(value, Parameter):
-        return value
-    if isinstance(value, Tensor):
-        return Parameter(value, requires_grad=value.dtype.kind == "f")
-    raise _error(f"gives a module the parameter {name!r} as a {type(value).__name__}")
-
-
-def _tensor_or_none(value, name):
-    if value is None or isinstance(value, Tensor):
-        return value
-    raise _error(f"gives a module the buffer {name!r} as a {type(value).__name__}")
-
-
-def _module_or_none(value, name):
-    if value is None or isinstance(value, Module):
-        return value
-    raise _error(f"gives a module the child {name!r} as a {type(value).__name__}")
 
 
 def ordered_dict_attributes(instance, state):

@@ -1,54 +1,44 @@
-"""PyTorch's ``.pt`` file format: ``save_pt`` writes what ``torch.load`` reads, ``load_pt``
-reads what ``torch.save`` writes, without PyTorch and without running code from the file.
+"""PyTorch's ``.pt`` file format: ``writer`` writes what ``torch.load`` reads, ``read`` reads
+what ``torch.save`` writes, without PyTorch and without running code from the file.
 
 A ``.pt`` file is a zip archive (see ``archive``) of a pickle, ``data.pkl``, whose tensors refer
 to storages kept as raw bytes in ``data/0``, ``data/1``, ... (see ``pickler``). Loading runs
 the pickle through ``unpickler.RestrictedUnpickler``, whose names come from PyTorch's
-``weights_only`` allowlist, dagrad's own module classes and the user's ``add_safe_globals``
-(see ``allowlist``), so it loads state dicts, optimizer state, nested checkpoints and whole
-modules, and refuses anything else with ``SerializationError`` before running it. What it
-allocates is bounded by the file: each storage is read once, its size checked against its
-record, and tensors are views of their storages.
+``weights_only`` set (``torch_globals``), dagrad's own module classes and the user's
+``add_safe_globals`` (the policy of every format: ``formats.allowlist``), so it loads state
+dicts, optimizer state, nested checkpoints and whole modules, and refuses anything else with
+``SerializationError`` before running it. What it allocates is bounded by the file: each
+storage is read once, its size checked against its record, and tensors are views of their
+storages.
 
-    save_pt({"model": model.state_dict(), "epoch": 3}, "checkpoint.pt")
+    nn.save({"model": model.state_dict(), "epoch": 3}, "checkpoint.pt")
     # in PyTorch: torch.load("checkpoint.pt", weights_only=True)["model"]
-    checkpoint = load_pt("checkpoint.pt")          # tensors as dagrad Tensors
+    checkpoint = nn.load("checkpoint.pt")          # tensors as dagrad Tensors
 """
-import io
-import os
-import pickle
+import pickletools
 import sys
 
 import numpy as np
 
-from ..serialization import SerializationError, atomic_write
-from ..zipcheck import open_regular_file
-from . import allowlist
-from .allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from .. import allowlist
+from ..errors import SerializationError
+from . import torch_globals
 from .archive import ALIGNMENT, FORMAT_VERSION, ArchiveReader, ArchiveWriter
 from .dtypes import BFLOAT16, numpy_dtype
 from .pickler import Pickler
 from .rebuild import Storage, StorageType
 from .unpickler import RestrictedUnpickler
 
-__all__ = ["save_pt", "load_pt", "is_pt_file", "RefusedGlobalError", "unsafe_globals", "add_safe_globals", "clear_safe_globals",
-           "get_safe_globals", "safe_globals"]
-
-_ZIP_MAGIC = b"PK\x03\x04"
+ZIP_MAGIC = b"PK\x03\x04"
 
 
-class RefusedGlobalError(SerializationError, pickle.UnpicklingError):
-    """A file names a global that is not allowed (also the ``pickle.UnpicklingError`` PyTorch
-    raises, so code catching that keeps working)."""
-
-
-def save_pt(obj, f):
-    """Write ``obj`` to ``f`` (a path, written atomically, or a binary file object) in
-    PyTorch's format: what ``torch.save(obj, f)`` writes for the same object.
+def writer(obj, who="torch.save"):
+    """The function that writes ``obj`` to a binary file in PyTorch's format: what
+    ``torch.save(obj, f)`` writes for the same object. The pickle is made here, before any file
+    is touched, so an object that cannot be saved leaves the file as it was.
 
     ``obj`` is any nesting of dicts, lists, tuples, tensors, NumPy arrays (written as
-    tensors), numbers, strings, modules and plain objects (see ``pickler``). The pickle is made
-    before the file is touched, so an object that cannot be saved leaves ``f`` as it was.
+    tensors), numbers, strings, modules and plain objects (see ``pickler``).
     """
     pickler = Pickler()
     data = pickler.dumps(obj)
@@ -64,29 +54,12 @@ def save_pt(obj, f):
         archive.write("version", FORMAT_VERSION)
         archive.close()
 
-    if isinstance(f, (str, os.PathLike)):
-        atomic_write(f, write)
-    else:
-        write(f)
+    return write
 
 
-def is_pt_file(f):
-    """Whether the file at path or in binary file object ``f`` starts as a zip archive (the
-    position of a file object is kept)."""
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fh:
-            return fh.read(4) == _ZIP_MAGIC
-    start = f.tell()
-    try:
-        return f.read(4) == _ZIP_MAGIC
-    finally:
-        f.seek(start)
-
-
-def load_pt(f, map_location=None, weights_only=True):
-    """Load a ``.pt`` file written by ``torch.save`` (or ``save_pt``) from a path or a binary
-    file object: tensors become dagrad Tensors, parameters Parameters, PyTorch's layers
-    dagrad's layers of the same name.
+def read(f, where, who="torch.load", weights_only=True, map_location=None):
+    """Read a ``.pt`` file written by ``torch.save`` from the binary file ``f``: tensors become
+    dagrad Tensors, parameters Parameters, PyTorch's layers dagrad's layers of the same name.
 
     ``map_location``: storages saved on a GPU load only when it is given (anything naming the
     CPU: ``"cpu"``, a device, a dict or function of locations); everything loads on the CPU.
@@ -97,24 +70,20 @@ def load_pt(f, map_location=None, weights_only=True):
     Raises ``SerializationError`` for a file that is not PyTorch's zip format, is damaged, or
     names anything not allowed; ``RuntimeError`` for GPU storages without ``map_location``.
     """
-    if isinstance(f, (str, os.PathLike)):
-        with open_regular_file(f, "torch.load") as fh:
-            return _load_stream(fh, os.fspath(f), map_location, weights_only)
-    if not hasattr(f, "read"):
-        raise TypeError(f"torch.load: expected a path or a binary file object, got "
-                        f"{type(f).__name__}")
-    if not (hasattr(f, "seekable") and f.seekable()):
-        f = io.BytesIO(f.read())
-    return _load_stream(f, "<file object>", map_location, weights_only)
+    try:
+        return _load_stream(f, where, map_location, weights_only)
+    except (SerializationError, RuntimeError) as e:     # RuntimeError: GPU storages
+        prefix = "torch.load: "             # what every message of this reader starts with
+        if who != "torch.load" and str(e).startswith(prefix):
+            e.args = (f"{who}: {str(e)[len(prefix):]}",)    # named after the door used
+        raise
 
 
 def _load_stream(fh, where, map_location, weights_only):
     start = fh.tell()
     magic = fh.read(4)
-    if isinstance(magic, str):
-        raise TypeError("torch.load: the file object is open in text mode; open it with 'rb'")
-    if magic != _ZIP_MAGIC:
-        raise SerializationError(f"torch.load: {where!r} is {_what_instead(magic)}")
+    if magic != ZIP_MAGIC:
+        raise SerializationError(f"torch.load: {where!r} is {explain(magic)}")
     fh.seek(start)
     archive = ArchiveReader(fh, where)
     try:
@@ -142,21 +111,17 @@ class _DeviceError(RuntimeError):
     """Storages saved on a GPU, loaded without ``map_location``."""
 
 
-def unsafe_globals(f):
-    """The globals a ``.pt`` file names that loading would refuse (neither PyTorch's
+def unsafe_globals(f, where):
+    """The globals the ``.pt`` file ``f`` names that loading would refuse (neither PyTorch's
     weights_only set, nor dagrad's own, nor allowlisted), as ``'module.name'`` strings: what
     ``add_safe_globals`` would need, if the file is trusted. The pickle is only read
     (``pickletools.genops``), never run."""
-    import pickletools
-    if isinstance(f, (str, os.PathLike)):
-        with open_regular_file(f, "get_unsafe_globals_in_checkpoint") as fh:
-            return unsafe_globals(io.BytesIO(fh.read()))
-    archive = ArchiveReader(f, "<file object>")
+    archive = ArchiveReader(f, where)
     try:
         data = archive.read("data.pkl")
     finally:
         archive.close()
-    known = {**allowlist.default_globals(True), **allowlist.dagrad_modules(),
+    known = {**torch_globals.default_globals(True), **allowlist.module_classes(),
              **allowlist.user_globals()}
     names, strings = [], []
     try:
@@ -182,7 +147,8 @@ def unsafe_globals(f):
 _IMPORT_MAPPING = {"__builtin__": "builtins", "copy_reg": "copyreg"}
 
 
-def _what_instead(magic):
+def explain(magic):
+    """What a file starting with ``magic`` is instead of a ``.pt`` file, and what to do."""
     if magic[:1] == b"\x80":
         return ("a pickle in PyTorch's legacy format (before PyTorch 1.6, or saved with "
                 "_use_new_zipfile_serialization=False); dagrad reads the zip format: load and "
@@ -206,11 +172,9 @@ class _Loader:
         if order not in (b"little", b"big"):
             raise archive.error(f"has the unknown byte order {order[:16]!r}")
         self.swap = order.decode() != sys.byteorder
-        self.table = allowlist.default_globals(map_location is not None)
-        self.callable_ids = allowlist.callables(self.table)
-        self.classes = allowlist.dagrad_modules()
-        if not weights_only:
-            self.classes = {**allowlist.process_modules(), **self.classes}
+        self.table = torch_globals.default_globals(map_location is not None)
+        self.callable_ids = torch_globals.callables(self.table)
+        self.classes = allowlist.module_classes(weights_only)
 
     def load(self):
         data = self.archive.read("data.pkl")
@@ -219,23 +183,13 @@ class _Loader:
                                         self.refuse, allowlist.dagrad_function)
         return unpickler.load()
 
-    def refuse(self, full_name, blocked=False):
-        module, _, name = full_name.rpartition(".")
-        why = allowlist.unsupported(full_name)
+    def refuse(self, full_name):
+        why = torch_globals.unsupported(full_name)
         if why:
             return SerializationError(f"torch.load: {self.where!r} holds {full_name}, "
                                       f"{why}, which dagrad's tensors cannot hold; convert it "
                                       f"in PyTorch (e.g. .float()) before saving")
-        if blocked:
-            return RefusedGlobalError(f"torch.load: {self.where!r} names {full_name}, from the "
-                                      f"module {module}, which is never allowed")
-        return RefusedGlobalError(
-            f"torch.load: {self.where!r} names {full_name}, which is not an allowed global: a "
-            f"file may use only tensors, containers, numbers and dagrad's own modules "
-            f"(PyTorch's weights_only set), and loading never imports or calls anything else. "
-            f"If you trust the file and {name} is a class of yours, allow it with "
-            f"torch.serialization.add_safe_globals([{name}]) or "
-            f"`with torch.serialization.safe_globals([{name}]):`")
+        return allowlist.refusal("torch.load", self.where, full_name)
 
     def persistent_load(self, pid):
         if len(pid) != 5:

@@ -16,7 +16,8 @@ field with id ``FB`` in its local header (as PyTorch's writer makes it).
 import struct
 import zipfile
 
-from ..zipcheck import SerializationError, checked_zip
+from ..errors import SerializationError
+from ..zipcheck import checked_zip
 
 ARCHIVE = "archive"
 ALIGNMENT = 64
@@ -55,7 +56,7 @@ class ArchiveWriter:
 
 class ArchiveReader:
     """The records of a ``.pt`` file: the zip in binary file ``f``, its members checked by
-    ``nn.zipcheck.checked_zip`` (stored, inside the file, disjoint, named once) and all under
+    ``formats.zipcheck.checked_zip`` (stored, inside the file, disjoint, named once) and all under
     the first record's folder. ``read(name)`` returns a record's bytes, which the file holds.
     """
 

@@ -7,7 +7,7 @@ opcodes of protocols 3-4), and treats the file as data:
 - GLOBAL is looked up in ``allowlist`` tables (``'module.name' -> object``); nothing is imported.
 - REDUCE calls only the allowlisted callables (dagrad's checked rebuild functions and what the
   user allowlisted); NEWOBJ creates only allowlisted classes; BUILD sets state only on
-  OrderedDicts, modules (through ``rebuild.restore_module``) and user-allowlisted classes.
+  OrderedDicts, modules (through ``modules.restore_module``) and user-allowlisted classes.
 - APPEND only to lists, SETITEM only to dicts; the persistent ids are storages only.
 
 Every opcode builds at most one object, so what the opcodes build is bounded by the file's
@@ -15,17 +15,26 @@ size. The work that is not (copying a container into ``set``, ``OrderedDict``, `
 ..., hashing a tuple key, setting a module's attributes: one opcode can repeat it on an object
 fetched from the memo) is charged to a budget of a few times the pickle's length, so a small
 file cannot ask for quadratic memory or time. Storages are read by the caller's
-``persistent_load``, which bounds them too. Every malformed input raises
+``persistent_load``, which bounds them too.
+
+No container is nested more than ``MAX_DEPTH`` deep (counted as each is built or filled): a
+300 KB file of 300,000 one-element tuples, each inside the next, would otherwise crash the
+interpreter as soon as the outer one is hashed (a dict key): hashing a tuple recurses in C with
+no limit. The modules a file builds must form a tree, shared children allowed
+(``modules.refuse_loaded_cycles`` runs when the pickle ends). Every malformed input raises
 ``SerializationError``.
 """
 import struct
 from collections import Counter, OrderedDict
 
-from ..module import Module
-from ..serialization import SerializationError
+from ...module import Module
+from .. import modules
+from ..allowlist import is_blocked
+from ..errors import SerializationError
 from . import rebuild
 
 _IMPORT_MAPPING = {"__builtin__": "builtins", "copy_reg": "copyreg"}   # protocol-2 names
+MAX_DEPTH = 1000        # containers inside containers; torch.save's files nest a few dozen
 
 
 class RestrictedUnpickler:
@@ -48,6 +57,8 @@ class RestrictedUnpickler:
         self.persistent_load, self.refuse, self.functions = persistent_load, refuse, functions
         self.memo, self.stack, self.metastack = {}, [], []
         self.budget = 8 * len(data) + 4096      # elements copied or hashed, see charge()
+        self.depths = {}        # id(container) -> (container, nesting depth), see nest()
+        self.modules = []       # every module built, checked for cycles at the end
 
     def charge(self, *values):
         """Count the elements ``values`` hold against the budget (each copy, set or hash of a
@@ -61,6 +72,25 @@ class RestrictedUnpickler:
             raise SerializationError("torch.load: the file's data.pkl asks for far more work "
                                      "than its size allows (the same containers copied again "
                                      "and again); it was not written by torch.save")
+
+    def nest(self, container, items):
+        """Record that ``container`` holds ``items``: its depth is one more than theirs.
+        Raises once a depth passes ``MAX_DEPTH``; returns ``container``."""
+        depth = 1
+        for item in items:
+            entry = self.depths.get(id(item))
+            if entry is not None and entry[1] >= depth:
+                depth = entry[1] + 1
+        entry = self.depths.get(id(container))
+        if entry is None or entry[1] < depth:
+            if depth > MAX_DEPTH:
+                raise SerializationError(
+                    f"torch.load: the file's data.pkl nests containers more than {MAX_DEPTH} "
+                    f"deep (a {type(container).__name__} inside a {type(container).__name__} "
+                    f"...); files written by torch.save nest a few levels, and a deeper one "
+                    f"could crash the interpreter when it is hashed")
+            self.depths[id(container)] = (container, depth)
+        return container
 
     # ------------------------------------------------------------------------ reading
     def read(self, n):
@@ -102,8 +132,8 @@ class RestrictedUnpickler:
     def find(self, module, name):
         module = _IMPORT_MAPPING.get(module, module)
         full = f"{module}.{name}"
-        if module.split(".")[0] in ("sys", "os", "posix", "nt"):
-            raise self.refuse(full, blocked=True)
+        if is_blocked(full):
+            raise self.refuse(full)
         for table in (self.table, self.classes, self.trusted):
             if full in table:
                 return table[full]
@@ -120,7 +150,7 @@ class RestrictedUnpickler:
             raise SerializationError(f"torch.load: the file's data.pkl calls {func!r:.80}, "
                                      f"which is not an allowed function")
         self.charge(*args)
-        return func(*args)
+        return self.nest(func(*args), args)
 
     def new(self, cls, args):
         if type(args) is not tuple:
@@ -130,7 +160,9 @@ class RestrictedUnpickler:
             if args:
                 raise SerializationError(f"torch.load: the file creates {cls.__qualname__} "
                                          f"with arguments; a module is built from its state")
-            return rebuild.new_module(cls)
+            module = modules.new_module(cls)
+            self.modules.append(module)
+            return module
         if id(cls) in self.callable_ids and isinstance(cls, type):     # Parameter
             return cls(*args)
         if id(cls) in self.trusted_ids and isinstance(cls, type):
@@ -140,8 +172,9 @@ class RestrictedUnpickler:
 
     def build(self, instance, state):
         self.charge(state)
+        self.nest(instance, (state,))
         if isinstance(instance, Module):
-            rebuild.restore_module(instance, state)
+            modules.restore_module(instance, state)
         elif type(instance) is OrderedDict:
             rebuild.ordered_dict_attributes(instance, state)
         elif id(type(instance)) in self.trusted_ids:        # trusted by the user, as PyTorch
@@ -175,7 +208,9 @@ class RestrictedUnpickler:
                                          f"opcode {bytes([code])!r}, which PyTorch's files "
                                          f"never use")
             if op is _stop:
-                return self.pop()
+                result = self.pop()
+                modules.refuse_loaded_cycles(self.modules)
+                return result
             op(self)
 
 
@@ -214,19 +249,19 @@ def _build(u):
 
 
 def _append(u):
-    item = u.pop()
-    target = u.top()
-    if type(target) is not list:
-        raise SerializationError(f"torch.load: APPEND to a {type(target).__name__}")
-    target.append(item)
+    _extend(u, [u.pop()], "APPEND")
 
 
 def _appends(u):
-    items = u.pop_mark()
+    _extend(u, u.pop_mark(), "APPENDS")
+
+
+def _extend(u, items, opcode):
     target = u.top()
     if type(target) is not list:
-        raise SerializationError(f"torch.load: APPENDS to a {type(target).__name__}")
+        raise SerializationError(f"torch.load: {opcode} to a {type(target).__name__}")
     target.extend(items)
+    u.nest(target, items)
 
 
 def _setitem(u):
@@ -247,6 +282,7 @@ def _set_items(u, target, items):
     for i in range(0, len(items), 2):
         u.charge(items[i])          # hashing a tuple key costs its length
         target[items[i]] = items[i + 1]
+    u.nest(target, items)
 
 
 def _additems(u):
@@ -256,6 +292,7 @@ def _additems(u):
         raise SerializationError(f"torch.load: ADDITEMS to a {type(target).__name__}")
     u.charge(*items)
     target.update(items)
+    u.nest(target, items)
 
 
 def _mark(u):
@@ -265,7 +302,7 @@ def _mark(u):
 
 def _tuple(u):
     items = tuple(u.pop_mark())     # pop_mark replaces u.stack: read it after
-    u.stack.append(items)
+    u.stack.append(u.nest(items, items))
 
 
 def _tuple_n(n):
@@ -274,13 +311,19 @@ def _tuple_n(n):
             raise SerializationError("torch.load: the file's data.pkl pops an empty stack")
         items = tuple(u.stack[len(u.stack) - n:])
         del u.stack[len(u.stack) - n:]
-        u.stack.append(items)
+        u.stack.append(u.nest(items, items))
     return op
 
 
 def _push(value_factory):
     def op(u):
         u.stack.append(value_factory())
+    return op
+
+
+def _push_empty(container_type):
+    def op(u):
+        u.stack.append(u.nest(container_type(), ()))
     return op
 
 
@@ -342,8 +385,8 @@ _OPS = {
     ord("a"): _append, ord("e"): _appends, ord("s"): _setitem, ord("u"): _setitems,
     0x90: _additems, ord("("): _mark, ord("t"): _tuple, 0x85: _tuple_n(1), 0x86: _tuple_n(2),
     0x87: _tuple_n(3), ord("N"): _push(lambda: None), 0x88: _push(lambda: True),
-    0x89: _push(lambda: False), ord(")"): _push(tuple), ord("]"): _push(list),
-    ord("}"): _push(dict), 0x8f: _push(set),
+    0x89: _push(lambda: False), ord(")"): _push(tuple), ord("]"): _push_empty(list),
+    ord("}"): _push_empty(dict), 0x8f: _push_empty(set),
     ord("J"): lambda u: u.stack.append(_unpack("<i", u)),
     ord("K"): lambda u: u.stack.append(u.read(1)[0]),
     ord("M"): lambda u: u.stack.append(_unpack("<H", u)),

@@ -1,5 +1,6 @@
-"""``save_safetensors`` / ``load_safetensors``: state dicts in the safetensors format, which
-PyTorch (``safetensors.torch.load_file``), Hugging Face and most runtimes read.
+"""The safetensors format: state dicts that PyTorch (``safetensors.torch.load_file``), Hugging
+Face and most runtimes read. ``nn.save(state_dict, "model.safetensors")`` writes it and
+``nn.load`` reads it.
 
 The format, read and written here with NumPy alone::
 
@@ -14,11 +15,10 @@ The format, read and written here with NumPy alone::
 Loading never runs code and trusts nothing in the file: the header's length is bounded, every
 offset lies inside the file, the tensors tile the data without gaps or overlaps, every dtype is
 on a whitelist and every span equals shape × itemsize, so no array larger than the file is ever
-allocated. A file that breaks any of these raises ``SerializationError``, as ``nn.load`` does.
+allocated. A file that breaks any of these raises ``SerializationError``.
 """
 import json
 import math
-import os
 import struct
 from collections import OrderedDict
 
@@ -26,8 +26,8 @@ import numpy as np
 
 from dagrad.autograd import Tensor, as_array
 
-from .serialization import atomic_write
-from .zipcheck import SerializationError, open_regular_file
+from .errors import SerializationError
+from .guard import file_size
 
 MAX_HEADER = 100 * 1024 * 1024   # the limit the reference implementation enforces
 METADATA = "__metadata__"
@@ -41,8 +41,9 @@ ITEMSIZE = {name: np.dtype(code).itemsize for name, code in DTYPES.items()} | {"
 NAMES = {np.dtype(code): name for name, code in DTYPES.items()}
 
 
-def save_safetensors(state_dict, path, metadata=None):
-    """Save ``state_dict`` (name -> Tensor or ndarray) to ``path`` as safetensors, atomically.
+def writer(state_dict, who="nn.save", metadata=None):
+    """The function that writes ``state_dict`` (name -> Tensor or ndarray) as safetensors to a
+    binary file; everything that could be refused is checked here, before any file is touched.
 
     ``metadata`` is an optional dict of str -> str stored in the header (``__metadata__``).
     Tensors are written largest itemsize first, then by name, so that every tensor starts
@@ -51,21 +52,25 @@ def save_safetensors(state_dict, path, metadata=None):
     ``safetensors.torch.load_file(path)`` then gives the same names and layouts PyTorch's
     modules use: ``torch_model.load_state_dict(load_file(path))``.
     """
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"{who}: a .safetensors file holds a state dict (name -> tensor), got "
+                        f"a {type(state_dict).__name__}; save model.state_dict(), or choose "
+                        f"another format for checkpoints (.pt or .npz)")
     arrays = OrderedDict()
     for name, value in state_dict.items():
         if not isinstance(name, str) or name == METADATA:
-            raise TypeError(f"save_safetensors: tensor names must be strings other than "
+            raise TypeError(f"{who}: tensor names must be strings other than "
                             f"'{METADATA}', got {name!r}")
         if not isinstance(value, (Tensor, np.ndarray, np.generic)):
-            raise ValueError(f"save_safetensors: key '{name}' is invalid, expected a Tensor but "
+            raise ValueError(f"{who}: key '{name}' is invalid, expected a Tensor but "
                              f"received {type(value).__name__} ({value!r:.40}); a safetensors "
                              f"file holds tensors only (as safetensors.torch.save_file). Save "
-                             f"a checkpoint with numbers in it with nn.save (an .npz file), or "
+                             f"a checkpoint with numbers in it as .pt or .npz, or "
                              f"wrap the number: ag.tensor({value!r:.20})")
         data = as_array(value)
         kind = np.dtype(data.dtype).newbyteorder("<") if data.dtype.itemsize > 1 else data.dtype
         if kind not in NAMES:
-            raise TypeError(f"save_safetensors: '{name}' has dtype {data.dtype}, which "
+            raise TypeError(f"{who}: '{name}' has dtype {data.dtype}, which "
                             f"safetensors cannot hold; convert it to a float, integer or bool "
                             f"dtype (e.g. value.astype(np.float32))")
         arrays[name] = np.ascontiguousarray(data, dtype=kind)
@@ -73,8 +78,8 @@ def save_safetensors(state_dict, path, metadata=None):
     if metadata is not None:
         if not isinstance(metadata, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-            raise TypeError("save_safetensors: metadata must be a dict of str -> str, e.g. "
-                            "{'format': 'pt'}")
+            raise TypeError(f"{who}: metadata must be a dict of str -> str, e.g. "
+                            f"{{'format': 'pt'}}")
         header[METADATA] = dict(metadata)
     order = sorted(arrays, key=lambda name: (-arrays[name].itemsize, name))
     offset = 0
@@ -92,50 +97,48 @@ def save_safetensors(state_dict, path, metadata=None):
         for name in order:
             f.write(memoryview(arrays[name].reshape(-1)).cast("B"))
 
-    atomic_write(path, write)
+    return write
 
 
-def load_safetensors(path):
-    """Load a safetensors file as a state dict (name -> Tensor), in the header's order.
-
-    ``model.load_state_dict(nn.load_safetensors(path))`` loads weights PyTorch or Hugging Face
-    saved with ``safetensors.torch.save_file``. BF16 tensors come back as float32 (exactly).
-    Raises ``FileNotFoundError`` for a missing file and ``SerializationError`` (a ValueError)
-    for a truncated, corrupted or hostile one.
-    """
-    path = os.fspath(path)
-    with _open(path) as f:
-        entries, _, start = _read_header(f, path)
-        state = OrderedDict()
-        for name, (kind, shape, begin, end) in entries.items():
-            f.seek(start + begin)
-            raw = np.empty(end - begin, dtype=np.uint8)
-            if f.readinto(memoryview(raw)) != raw.size:
-                raise SerializationError(f"load_safetensors: {path!r} ended inside tensor "
-                                         f"'{name}' (the file changed while it was read)")
-            state[name] = Tensor(_decode(raw, kind, shape, name, path))
-        return state
+def read(f, where, who="nn.load"):
+    """Read a safetensors file from the binary file ``f`` (opened by the regular-file guard) as
+    a state dict (name -> Tensor), in the header's order. BF16 tensors come back as float32
+    (exactly). Raises ``SerializationError`` (a ValueError) for a truncated, corrupted or
+    hostile file."""
+    entries, _, start = _read_header(f, where, who)
+    state = OrderedDict()
+    for name, (kind, shape, begin, end) in entries.items():
+        f.seek(start + begin)
+        raw = np.empty(end - begin, dtype=np.uint8)
+        if f.readinto(memoryview(raw)) != raw.size:
+            raise SerializationError(f"{who}: {where!r} ended inside tensor '{name}' (the file "
+                                     f"changed while it was read)")
+        state[name] = Tensor(_decode(raw, kind, shape, name, where, who))
+    return state
 
 
-def safetensors_metadata(path):
-    """The ``__metadata__`` dict (str -> str) of a safetensors file, or {} when it has none.
-    Reads only the header."""
-    path = os.fspath(path)
-    with _open(path) as f:
-        return _read_header(f, path)[1]
+def read_metadata(f, where, who):
+    """The ``__metadata__`` dict (str -> str) of the safetensors file ``f``, or {} when it has
+    none. Reads only the header."""
+    return _read_header(f, where, who)[1]
 
 
-def _open(path):
-    return open_regular_file(path, "load_safetensors")
+def looks_like(head, size):
+    """Whether a file of ``size`` bytes starting with ``head`` (at least 9 bytes) is laid out
+    as safetensors: a header length that fits the file, then a JSON object."""
+    if len(head) < 9:
+        return False
+    (length,) = struct.unpack("<Q", head[:8])
+    return 2 <= length <= min(MAX_HEADER, size - 8) and head[8:9] == b"{"
 
 
-def _read_header(f, path):
+def _read_header(f, path, who):
     """Parse and check the header: (name -> (dtype, shape, begin, end)), metadata, data start."""
-    size = os.fstat(f.fileno()).st_size
+    size = file_size(f)
+    f.seek(0)
 
     def refuse(why):
-        return SerializationError(f"load_safetensors: {path!r} is not a valid safetensors file: "
-                                  f"{why}")
+        return SerializationError(f"{who}: {path!r} is not a valid safetensors file: {why}")
 
     if size < 8:
         raise refuse(f"it has {size} bytes, fewer than the 8 of the header length")
@@ -212,13 +215,13 @@ def _is_count(n):
     return isinstance(n, int) and not isinstance(n, bool) and n >= 0
 
 
-def _decode(raw, kind, shape, name, path):
+def _decode(raw, kind, shape, name, path, who):
     """The array a tensor's raw bytes hold."""
     if kind == "BF16":
         widened = raw.view("<u2").astype(np.uint32) << 16
         return widened.view(np.float32).reshape(shape)
     if kind == "BOOL" and raw.size and raw.max() > 1:
-        raise SerializationError(f"load_safetensors: {path!r}: bool tensor '{name}' holds "
-                                 f"bytes other than 0 and 1")
+        raise SerializationError(f"{who}: {path!r}: bool tensor '{name}' holds bytes other "
+                                 f"than 0 and 1")
     data = raw.view(DTYPES[kind]).reshape(shape)
     return data.astype(data.dtype.newbyteorder("="), copy=False)
