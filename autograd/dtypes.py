@@ -46,6 +46,7 @@ import numpy as np
 
 from .convert import as_array
 from .default_dtype import DEFAULT
+from .grad_mode import STATE
 from .scalars import check_python_int, checked_fill_value, wrapped_int
 from .tensor import Tensor, raw_data
 
@@ -159,8 +160,7 @@ def _convert(x, dtype):
     if isinstance(x, Tensor):
         if x._data.dtype == dtype:
             return x
-        from .ops.cast import cast
-        return cast(x, dtype)
+        return x.to(dtype)     # the method surface's recorded cast (ops/cast.py is above)
     if isinstance(x, np.ndarray):
         return x if x.dtype == dtype else x.astype(dtype)
     if isinstance(x, np.generic):
@@ -416,7 +416,6 @@ def _mismatch(op, i, a, j, b):
     names = list(inspect.signature(op.forward).parameters)[1:]
     name_i = names[i] if i < len(names) else f"input {i}"
     name_j = names[j] if j < len(names) else f"input {j}"
-    from .grad_mode import STATE
     where = f" (in module '{STATE.module}')" if STATE.module else ""
     return TypeError(
         f"{op.__name__}{where}: {name_i} and {name_j} must have the same dtype, but got {a} "

@@ -28,7 +28,7 @@ from .tensor import Tensor
 from .versions import WRITES, check_unchanged
 from .views import collects_gradient
 from .ops.cast import cast
-from .xp import tensor_namespace
+from .xp import TENSOR
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False, create_graph=False, inputs=None):
@@ -110,7 +110,7 @@ class BackwardPass:
         self.owned = set()   # vertices whose total is a buffer the engine allocated
         self.handed = set()  # ids of arrays already given to a .grad (never give one out twice)
         self.captured = {}
-        self.xp = tensor_namespace() if create_graph else None   # recorded ops for backward
+        self.xp = TENSOR if create_graph else None   # recorded ops for backward
         self.anomaly = STATE.anomaly
         self.plain = not (capture is not None or self.anomaly or create_graph
                           or observer is not None)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .engine import grad
 from .grad_mode import enable_grad
+from .ops.shape import stack
 from .tensor import Tensor, raw_data
 
 
@@ -68,7 +69,6 @@ def jacobian(fn, inputs, create_graph=False):
                       create_graph=create_graph, allow_unused=True)
             for k, (g, x) in enumerate(zip(gs, xs)):
                 rows[k].append(_zeros_if_none(g, x))
-    from .ops.shape import stack
     jacs = tuple(stack(r).reshape(out.shape + x.shape) if create_graph
                  else Tensor(np.stack([g._data for g in r]).reshape(out.shape + x.shape))
                  for r, x in zip(rows, xs))

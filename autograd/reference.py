@@ -18,7 +18,7 @@ that the two agree on every operation, first and second order.
 from .function import Function, differentiable_backward, unbroadcast
 from .grad_mode import set_grad_enabled
 from .views import collects_gradient
-from .xp import tensor_namespace
+from .xp import TENSOR
 
 
 def grad(output, inputs, seed, create_graph=False):
@@ -31,7 +31,7 @@ def grad(output, inputs, seed, create_graph=False):
     consumers = count_consumers(root)
     grads = {root: seed}
     ready = [root]
-    xp = tensor_namespace() if create_graph else None
+    xp = TENSOR if create_graph else None
     with set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()

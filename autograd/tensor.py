@@ -4,11 +4,12 @@ A tensor produced by an operation remembers that operation in ``grad_fn`` (a nod
 graph); a tensor created by the user is a *leaf* (``grad_fn is None``). ``backward()`` walks the
 graph from a result back to the leaves and leaves dL/dleaf in each leaf's ``.grad``.
 
-This file is the tensor itself: its storage (one ndarray), dtype and shape, its gradient, hooks
-and version counter, the fast constructor operations use (``_make``) and ``backward``. The
-PyTorch method surface (``x + y``, ``x.sum()``, ``x.reshape(...)``, ``x.add_(y)``, ...) is in
-``autograd/tensor_methods.py``, which adds those methods to this class; the operations
-themselves (forward and local derivative side by side) live in ``autograd/ops``.
+This file is the tensor itself: its storage (one ndarray), dtype and shape, its gradient and
+version counter, and the fast constructor operations use (``make_tensor``). The PyTorch method
+surface (``x + y``, ``x.sum()``, ``x.reshape(...)``, ``x.add_(y)``, ``backward()``,
+``register_hook``, ...) is in ``autograd/tensor_methods.py``, which adds those methods to this
+class; the operations themselves (forward and local derivative side by side) live in
+``autograd/ops``.
 """
 import numpy as np
 
@@ -197,51 +198,6 @@ class Tensor(TensorBase):
         self.requires_grad = bool(requires_grad)
         return self
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None):
-        """Compute d(self)/d(leaf) for every leaf that requires grad, adding it to ``leaf.grad``.
-
-        ``gradient`` is dL/d(self); it may be omitted only when self has one element (then it
-        is 1). ``retain_graph=True`` keeps saved values so backward can run again;
-        ``create_graph=True`` records the backward pass itself (higher-order derivatives).
-        """
-        from .engine import backward
-        backward([self], None if gradient is None else [gradient], retain_graph,
-                 create_graph, inputs)
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient has been computed.
-
-        The hook may return a new gradient to use in its place. Returns a handle with
-        ``remove()``.
-        """
-        if not self.requires_grad:
-            raise RuntimeError("register_hook: this tensor does not require grad, so it will "
-                               "never receive a gradient")
-        if self.grad_fn is None:
-            if self._hooks is None:
-                self._hooks = []
-            hooks = self._hooks
-        else:
-            if self.grad_fn.hooks is None:
-                self.grad_fn.hooks = []
-                self.grad_fn.watched = True
-            hooks = self.grad_fn.hooks
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
-
-    def retain_grad(self):
-        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
-        import weakref
-        if not self.requires_grad:
-            raise RuntimeError("retain_grad: this tensor does not require grad")
-        if self.grad_fn is not None:
-            self.grad_fn.retained = weakref.ref(self)
-            self.grad_fn.watched = True
-
-    @property
-    def retains_grad(self):
-        return self.grad_fn is not None and self.grad_fn.retained is not None
-
     def detach(self):
         """A new leaf sharing this tensor's data, cut off from the graph."""
         return Tensor._make(self._data, None)
@@ -262,17 +218,6 @@ class Tensor(TensorBase):
 def raw_data(x):
     """The ndarray behind a Tensor, or ``x`` itself for constants."""
     return x._data if isinstance(x, Tensor) else x
-
-
-class _HookHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 def make_tensor(data, grad_fn):

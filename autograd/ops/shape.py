@@ -7,6 +7,7 @@ from ..dtypes import promote_inputs
 from ..function import Function
 from ..tensor import Tensor
 from ..views import mark_multi_output, mark_view
+from .indexing import getitem
 
 
 class Reshape(Function):
@@ -238,7 +239,6 @@ def squeeze(x, dim=None):
 def unbind(x, dim=0):
     """The slices of ``x`` along ``dim``, as a tuple of tensors without that dimension:
     unbind(x, 0) = (x[0], x[1], ...); each slice's gradient goes back to its place."""
-    from .indexing import getitem
     d = normalize_dim(dim, x.ndim, "unbind")
     if x.ndim == 0:
         raise IndexError("unbind: dimension specified as 0 but tensor has no dimensions; a "
