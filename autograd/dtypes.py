@@ -48,7 +48,7 @@ from .convert import as_array
 from .default_dtype import DEFAULT
 from .grad_mode import STATE
 from .scalars import check_python_int, checked_fill_value, wrapped_int
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
@@ -357,7 +357,7 @@ def to_float(op, inputs):
     array = x._data if isinstance(x, Tensor) else np.asarray(x)
     if array.dtype.kind != "f":
         array = array.astype(DEFAULT.dtype)
-    inputs = (Tensor._make(array, None),) + tuple(inputs[1:])
+    inputs = (make_tensor(array, None),) + tuple(inputs[1:])
     return inputs, arrays_of(inputs)
 
 

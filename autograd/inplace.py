@@ -25,7 +25,7 @@ import numpy as np
 
 from .dtypes import category
 from .grad_mode import STATE
-from .tensor import Tensor
+from .tensor import make_tensor, Tensor
 from .versions import WRITES, mark_written
 from .views import refuse_change_in_the_graph, replay, settle
 
@@ -52,12 +52,12 @@ def write(tensor, what, new_values, *operands, arithmetic=True, **options):
         refuse_change_in_the_graph(tensor, what)
         chain = _views_to_rebase(tensor, what)
         # The stand-in owns a copy: a new node may save the old values we are overwriting.
-        old = Tensor._make(tensor._data.copy(), tensor.grad_fn)
+        old = make_tensor(tensor._data.copy(), tensor.grad_fn)
     else:
-        old = Tensor._make(tensor._data, None)
+        old = make_tensor(tensor._data, None)
     new = new_values(old, *operands, **options)
     if not isinstance(new, Tensor):
-        new = Tensor._make(np.asarray(new), None)
+        new = make_tensor(np.asarray(new), None)
     if new.shape != tensor.shape:
         raise RuntimeError(f"{what}: output with shape {list(tensor.shape)} doesn't match the "
                            f"broadcast shape {list(new.shape)}; an in-place operation keeps "
@@ -86,7 +86,7 @@ def restride(tensor, what, view_op, *args):
     in_graph = STATE.enabled and tensor.requires_grad
     if in_graph:
         _views_to_rebase(tensor, what)
-    old = Tensor._make(tensor._data, tensor.grad_fn)
+    old = make_tensor(tensor._data, tensor.grad_fn)
     old.requires_grad = tensor.requires_grad
     new = view_op(old, *args)
     tensor._data = new._data
@@ -157,7 +157,7 @@ def _rebase_base(view, parent, node):
     with it the memory of its parent: record the parent's new values as the view operation's
     write-back. The stand-in for the parent's old history may share the changed memory: a
     write-back never reads the values the view overwrote."""
-    new = node.write_back(Tensor._make(parent._data, parent.grad_fn), view)
+    new = node.write_back(make_tensor(parent._data, parent.grad_fn), view)
     mark_written(parent)
     _rebase(parent, new.grad_fn)
 

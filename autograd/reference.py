@@ -15,10 +15,9 @@ collects none: ``views.collects_gradient``, the question ``engine.py`` asks too)
 freeing saved values and its fast paths, each a named step. The operation table's tests check
 that the two agree on every operation, first and second order.
 """
-from .function import Function, differentiable_backward, unbroadcast
+from .function import Function, create_graph_backward, unbroadcast
 from .grad_mode import set_grad_enabled
 from .views import collects_gradient
-from .xp import TENSOR
 
 
 def grad(output, inputs, seed, create_graph=False):
@@ -31,7 +30,6 @@ def grad(output, inputs, seed, create_graph=False):
     consumers = count_consumers(root)
     grads = {root: seed}
     ready = [root]
-    xp = TENSOR if create_graph else None
     with set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
@@ -41,8 +39,8 @@ def grad(output, inputs, seed, create_graph=False):
             if g is None:                           # no consumer sent anything
                 in_grads = (None,) * len(node.parents)
             else:
-                in_grads = node.backward(g) if xp is None else differentiable_backward(
-                    node, g, xp)
+                in_grads = (create_graph_backward(node, g) if create_graph
+                            else node.backward(g))
             if not isinstance(in_grads, tuple):
                 in_grads = (in_grads,)
             for parent, g, shape in zip(node.parents, in_grads, node.input_shapes):

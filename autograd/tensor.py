@@ -60,11 +60,6 @@ class Tensor(TensorBase):
         if requires_grad:
             self.requires_grad_(True)
 
-    @staticmethod
-    def _make(data, grad_fn):
-        """Fast constructor used by operations (no conversion, no checks)."""
-        return make_tensor(data, grad_fn)
-
     # ----------------------------------------------------------------------------- metadata
     @property
     def grad(self):
@@ -98,7 +93,7 @@ class Tensor(TensorBase):
         (a Tensor or an array of the same shape) replaces the values ``t`` holds. As in
         PyTorch, writes through ``.data`` are not recorded: a backward that saved the old
         values will not notice (``_version`` None marks the alias)."""
-        alias = Tensor._make(self._data, None)
+        alias = make_tensor(self._data, None)
         alias._version = None
         return alias
 
@@ -200,7 +195,7 @@ class Tensor(TensorBase):
 
     def detach(self):
         """A new leaf sharing this tensor's data, cut off from the graph."""
-        return Tensor._make(self._data, None)
+        return make_tensor(self._data, None)
 
     def detach_(self):
         self.grad_fn = None
@@ -223,8 +218,8 @@ def raw_data(x):
 def make_tensor(data, grad_fn):
     """A Tensor holding the ndarray ``data`` whose history is ``grad_fn`` (a ``Function``, or
     None for a tensor that needs no gradient), without conversion or checks: how operations
-    make their outputs (``Tensor._make`` is the same; a module function is called in half
-    the time of a static method, and every operation makes one)."""
+    make their outputs (a module function: called in half the time of a static method, and
+    every operation makes one)."""
     t = new_object(Tensor)
     t._data = data
     t.grad_fn = grad_fn

@@ -24,7 +24,7 @@ from .ops import (activation, arithmetic, cast, composed, diagonal, elementary, 
                   piecewise, reduction)
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .scalars import checked_fill_value
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 
 class TensorMethods:
@@ -265,7 +265,7 @@ class TensorMethods:
         return _elementwise(operator.ge, self, other)
 
     def __invert__(self):
-        return Tensor._make(~self._data, None)
+        return make_tensor(~self._data, None)
 
     def __and__(self, other):
         return _elementwise(operator.and_, self, other)
@@ -295,19 +295,19 @@ class TensorMethods:
         return self >= other
 
     def logical_not(self):
-        return Tensor._make(np.logical_not(self._data), None)
+        return make_tensor(np.logical_not(self._data), None)
 
     def isnan(self):
-        return Tensor._make(np.isnan(self._data), None)
+        return make_tensor(np.isnan(self._data), None)
 
     def isfinite(self):
-        return Tensor._make(np.isfinite(self._data), None)
+        return make_tensor(np.isfinite(self._data), None)
 
     def any(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
+        return make_tensor(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
 
     def all(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
+        return make_tensor(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8):
         return bool(np.allclose(self._data, raw_data(other), rtol=rtol, atol=atol))
@@ -719,7 +719,7 @@ def _check_t(x, what):
 def _elementwise(op, a, b):
     """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
     a, b = promote(raw_data(a), raw_data(b), op=op.__name__)
-    return Tensor._make(np.asarray(op(a, b)), None)
+    return make_tensor(np.asarray(op(a, b)), None)
 
 
 def _assign(old, value):

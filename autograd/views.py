@@ -27,7 +27,7 @@ import numpy as np
 
 from .function import Function
 from .grad_mode import STATE, enable_grad
-from .tensor import Tensor
+from .tensor import make_tensor, Tensor
 
 FIELDS = ("_view",)     # the Tensor fields views declare (tests/test_structure.py reads it)
 
@@ -155,7 +155,7 @@ def _stand_in(parent):
     history = parent.grad_fn
     if history is None and parent.requires_grad:
         return parent
-    stand_in = Tensor._make(parent._data, history)
+    stand_in = make_tensor(parent._data, history)
     stand_in.requires_grad = True
     return stand_in
 

@@ -198,9 +198,9 @@ def test_the_engine_loop_calls_named_steps_only():
 
 
 def test_the_recording_rule_has_one_written_out_case():
-    """``Function.record`` writes the rule once as a loop, plus at most one unrolled case."""
+    """``Function.link`` writes the rule once as a loop, plus at most one unrolled case."""
     record = next(f for f in _functions(ROOT / "autograd" / "function.py")
-                  if f.name == "record")
+                  if f.name == "link")
     unrolled = [n for n in ast.walk(record) if isinstance(n, ast.Compare)
                 and isinstance(n.left, ast.Call) and getattr(n.left.func, "id", "") == "len"]
     assert len(unrolled) <= 1

@@ -70,7 +70,7 @@ class GRUSequence(Function):
         xg, h0, w_hh, b_hh, _ = ctx.saved
         xp = ctx.xp
         steps = xg.shape[0]
-        if ctx.differentiable:      # recompute every step as recorded operations
+        if ctx.create_graph:      # recompute every step as recorded operations
             hs, gates = _gru_recompute(xp, xg, h0, w_hh, b_hh)
             dxg, dhg = [None] * steps, [None] * steps
         else:
@@ -88,7 +88,7 @@ class GRUSequence(Function):
             dh = dh + product(dhg[t], w_hh)
             if t:
                 dh = dh + grad[t - 1]
-        if ctx.differentiable:
+        if ctx.create_graph:
             dxg, dhg = stack_steps(xp, dxg), stack_steps(xp, dhg)
         db = None if b_hh is None else dhg.reshape((-1, dhg.shape[-1])).sum(axis=0)
         return dxg, dh, weight_grad(xp, dhg, hs[:steps]), db

@@ -42,7 +42,7 @@ class GetItem(Function):
         "x": "δ_x = δ_out, put back at the indexed places (0 elsewhere, repeated indices add up)"}
 
     def backward(ctx, grad):
-        if not ctx.differentiable and is_basic(ctx.index):
+        if not ctx.create_graph and is_basic(ctx.index):
             return SliceGrad(grad, ctx.index, ctx.in_shape)
         return ctx.xp.unindex(grad, ctx.index, ctx.in_shape)
 

@@ -83,7 +83,7 @@ class LSTMSequence(Function):
         xs, h0, c0, w_hh, _ = ctx.saved
         xp = ctx.xp
         steps = xs.shape[0]
-        if ctx.differentiable:      # recompute every step as recorded operations
+        if ctx.create_graph:      # recompute every step as recorded operations
             hs, cs, gates = _lstm_recompute(xp, xs, h0, c0, w_hh)
             dxs = [None] * steps
         else:
@@ -99,7 +99,7 @@ class LSTMSequence(Function):
             dh = product(dxs[t], w_hh)
             if t:
                 dh = dh + grad[t - 1]
-        if ctx.differentiable:
+        if ctx.create_graph:
             dxs = stack_steps(xp, dxs)
         return dxs, dh, dc, weight_grad(xp, dxs, hs[:steps])
 

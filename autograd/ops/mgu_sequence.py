@@ -73,7 +73,7 @@ class MGUSequence(Function):
         xs, h0, w_hf, w_hn, _ = ctx.saved
         xp = ctx.xp
         steps = xs.shape[0]
-        if ctx.differentiable:      # recompute every step as recorded operations
+        if ctx.create_graph:      # recompute every step as recorded operations
             hs, gates, gated = _mgu_recompute(xp, xs, h0, w_hf, w_hn)
             dxs = [None] * steps
         else:
@@ -88,7 +88,7 @@ class MGUSequence(Function):
             dh = dh + product(df, w_hf)
             if t:
                 dh = dh + grad[t - 1]
-        if ctx.differentiable:
+        if ctx.create_graph:
             dxs = stack_steps(xp, dxs)
         size = hs.shape[-1]
         return (dxs, dh, weight_grad(xp, dxs[..., :size], hs[:steps]),

@@ -41,7 +41,7 @@ class MaxPool2d(Function):
     def backward(ctx, grad):
         win = ctx.win
         if tiles(win):
-            if not ctx.differentiable:
+            if not ctx.create_graph:
                 g = tile_max_grad(samples_last(grad), ctx.by_column, ctx.by_row, win)
                 return g.transpose(3, 0, 1, 2)
             return _tile_max_grad_recorded(ctx.xp, grad, ctx.by_column, ctx.by_row, win)

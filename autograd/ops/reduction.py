@@ -13,7 +13,7 @@ from ..args import reduction
 from ..dtypes import floating, require_floating, to_float
 from ..function import Function
 from ..sums import sum_keep
-from ..tensor import Tensor, raw_data
+from ..tensor import make_tensor, raw_data, Tensor
 from .cast import cast
 from .piecewise import Where, maximum, minimum
 from .shape import Transpose
@@ -305,7 +305,7 @@ def _extreme(x, dim=None, keepdim=False, *, lowest):
                              keepdims=keepdim)
     if keepdim:
         indices = np.expand_dims(indices, dim)
-    return MaxResult(values, Tensor._make(np.asarray(indices, dtype=np.int64), None))
+    return MaxResult(values, make_tensor(np.asarray(indices, dtype=np.int64), None))
 
 
 _max_along = reduction("one", name="max")(functools.partial(_extreme, lowest=False))
@@ -365,7 +365,7 @@ def _arg(fn, x, dim, keepdim):
         out = np.reshape(out, (1,) * data.ndim) if keepdim else out
     else:
         out = fn(data, axis=dim, keepdims=keepdim)
-    return Tensor._make(np.asarray(out, dtype=np.int64), None)
+    return make_tensor(np.asarray(out, dtype=np.int64), None)
 
 
 @reduction()

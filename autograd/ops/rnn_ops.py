@@ -48,7 +48,7 @@ def _lstm_output(xp, gates, c, peephole):
 def _join(ctx, parts, like):
     """Concatenate ``parts`` along the last axis; None stands for a zero block of ``like``'s
     shape (on the fast path written straight into one new array)."""
-    if not ctx.differentiable:
+    if not ctx.create_graph:
         size = like.shape[-1]
         out = np.empty(like.shape[:-1] + (size * len(parts),), dtype=like.dtype)
         for k, part in enumerate(parts):
@@ -80,7 +80,7 @@ class LSTMCellState(Function):
     def backward(ctx, grad):
         gates, c_prev, peephole = ctx.saved
         xp = ctx.xp
-        i, f, g = (_lstm_input_forget(xp, gates, c_prev, peephole) if ctx.differentiable
+        i, f, g = (_lstm_input_forget(xp, gates, c_prev, peephole) if ctx.create_graph
                    else (ctx.i, ctx.f, ctx.g))
         need_gates, _, need_peephole = ctx.needs_input_grad
         di = grad * g * i * (1 - i)
@@ -118,7 +118,7 @@ class LSTMCellOutput(Function):
     def backward(ctx, grad):
         gates, c, peephole = ctx.saved
         xp = ctx.xp
-        o, tc = (_lstm_output(xp, gates, c, peephole) if ctx.differentiable
+        o, tc = (_lstm_output(xp, gates, c, peephole) if ctx.create_graph
                  else (ctx.o, ctx.tanh_c))
         need_gates, _, need_peephole = ctx.needs_input_grad
         do = grad * tc * o * (1 - o)
@@ -162,7 +162,7 @@ class RecurrentGates(Function):
         if need_w:
             g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
             # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
-            dw = product(_mT(ctx.xp, g2), h2) if ctx.differentiable else ProductGrad(g2, h2)
+            dw = product(_mT(ctx.xp, g2), h2) if ctx.create_graph else ProductGrad(g2, h2)
         return grad, dh, dw
 
 
@@ -197,7 +197,7 @@ class GRUCell(Function):
     def backward(ctx, grad):
         xg, hg, h_prev = ctx.saved
         xp = ctx.xp
-        if ctx.differentiable:
+        if ctx.create_graph:
             r, z, n, hn = _gru_gates(xp, xg, hg)
         else:
             r, z, n, hn = ctx.r, ctx.z, ctx.n, _blocks(hg, 3)[2]

@@ -94,7 +94,7 @@ class RNNSequence(Function):
         xs, h0, w_hh, _ = ctx.saved
         xp, nonlinearity = ctx.xp, ctx.nonlinearity
         steps = xs.shape[0]
-        if ctx.differentiable:      # recompute every step as recorded operations
+        if ctx.create_graph:      # recompute every step as recorded operations
             hs = _rnn_recompute(xp, xs, h0, w_hh, nonlinearity)
             dxs = [None] * steps
         else:
@@ -106,7 +106,7 @@ class RNNSequence(Function):
             dh = product(dxs[t], w_hh)
             if t:
                 dh = dh + grad[t - 1]
-        if ctx.differentiable:
+        if ctx.create_graph:
             dxs = stack_steps(xp, dxs)
         return dxs, dh, weight_grad(xp, dxs, hs[:steps])
 
