@@ -62,9 +62,12 @@ def largest_real_eigenvalue(M):
     return float(np.linalg.eigvals(M).real.max())
 
 
-RADIUS = ("the spectral radius is the largest |eigenvalue| of M (np.abs of np.linalg.eigvals): "
-          "a complex pair of eigenvalues makes the iterates spiral, and it is their modulus that "
-          "says whether they shrink")
+def not_the_modulus(method):
+    return Misconception(
+        "not_the_modulus", lambda g: largest_real_eigenvalue(recurrence(g, method)),
+        "yours is the largest eigenvalue's real part: the spectral radius is the largest "
+        "|eigenvalue| of M (np.abs of np.linalg.eigvals): a complex pair of eigenvalues makes "
+        "the iterates spiral, and it is their modulus that says whether they shrink")
 
 
 # --------------------------------------------------------------------- 05.3
@@ -174,9 +177,7 @@ define(
                                 lambda g: radius(recurrence(g, "heavy ball", gamma_sign=1.0)),
                                 "your matrix has +γ where the recurrence has −γ y_{k−1}: "
                                 "v_k = y_k − y_{k−1}, so γ v_k = γ y_k − γ y_{k−1}"),
-                  Misconception("not_the_modulus",
-                                lambda g: largest_real_eigenvalue(recurrence(g, "heavy ball")),
-                                "yours is the largest eigenvalue's real part: " + RADIUS)],
+                  not_the_modulus("heavy ball")],
               rule="M = [[1 + γ − ελ, −γ], [1, 0]]; the radius is np.abs(np.linalg.eigvals(M))"
                    ".max()",
               why="heavy ball: y_{k+1} = (1 + γ − ελ) y_k − γ y_{k−1}"),
@@ -188,9 +189,7 @@ define(
                                 "yours is heavy ball's radius: Nesterov takes the gradient at "
                                 "the look-ahead point y_k + γ v_k, not at y_k, so ελ multiplies "
                                 "(y_k + γ v_k)"),
-                  Misconception("not_the_modulus",
-                                lambda g: largest_real_eigenvalue(recurrence(g, "nesterov")),
-                                "yours is the largest eigenvalue's real part: " + RADIUS)],
+                  not_the_modulus("nesterov")],
               rule="v_{k+1} = γ v_k − ελ (y_k + γ v_k) and y_{k+1} = y_k + v_{k+1}; put "
                    "v_k = y_k − y_{k−1} in and collect y_k and y_{k−1}",
               why="Nesterov: v_{k+1} = γ v_k − ελ (y_k + γ v_k), so y_{k+1} = (1 + γ)(1 − ελ) "
