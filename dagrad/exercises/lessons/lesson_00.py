@@ -400,10 +400,11 @@ define(
 
     Exercise(
         "00.7",
-        Value("dL_dr", lambda g: square_derivative([r_of_the_neuron(g)]), name="∂L/∂r read off the picture",
+        Value("dL_dr", lambda g: square_derivative(r_of_the_neuron(g)).item(),
+              name="∂L/∂r read off the picture",
               tol=1e-3,
               misconceptions=[Misconception(
-                  "one_edge", lambda g: [r_of_the_neuron(g)],
+                  "one_edge", lambda g: r_of_the_neuron(g),
                   "yours is the gradient on one of the two edges: r is used twice by the "
                   "product, and its gradient is the sum of what both uses send back")],
               rule="∂L/∂r is the sum of the two numbers on r's edges into the product (its "
