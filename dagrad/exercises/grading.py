@@ -21,7 +21,7 @@ import io
 import warnings
 
 from .ladder import LAST
-from .tutor import GIVEN, exercise, judge
+from .tutor import GIVEN, PROGRESS, exercise, judge
 
 
 def part_of(ident, answer):
@@ -62,11 +62,13 @@ def grade_at_other_inputs(ident, answer, setup, namespace):
     code that builds the exercise at other inputs and ends with ``given(ident, ...)``), then
     the student's answer cell again (the last cell run that sets one of the exercise's
     answers), and judge the part that judges ``answer``. The notebook's names, the exercise's
-    set-up and its last verdict are left as they were; nothing is shown or logged."""
+    set-up, its last verdict and the answers on its progress map are left as they were;
+    nothing is shown or logged."""
     names = exercise(ident).answer_names
     source = answer_cell(namespace, names)
     if source is None:
         raise AssertionError(f"Exercise {ident}: no cell that sets {', '.join(names)} was run.")
+    progress = {key: dict(answers) for key, answers in PROGRESS.items()}
     saved = GIVEN.get(ident), LAST.get(ident)
     scope = dict(namespace)
     try:
@@ -81,6 +83,8 @@ def grade_at_other_inputs(ident, answer, setup, namespace):
     finally:
         _restore(GIVEN, ident, saved[0])
         _restore(LAST, ident, saved[1])
+        PROGRESS.clear()
+        PROGRESS.update(progress)
     ok, words = part_verdict(result, ident, answer)
     if not ok:
         raise AssertionError(f"At other inputs (a hidden test), which your answer must follow: "
