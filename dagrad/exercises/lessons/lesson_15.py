@@ -2,9 +2,9 @@
 and misconceptions.
 
 15.1 the first merge of byte-pair encoding on a toy corpus; 15.2 the parameters of an encoder
-block; 15.4 what BERT's masking shows and scores; 15.5 attention scores with a relative
-position bias (the 1/√d_k and the offset's direction); 15.6 the kernel-3 convolutions one
-position needs to see another.
+block; 15.4 the lengths of T5's input and target with sentinels; 15.5 what BERT's masking shows
+and scores; 15.6 attention scores with a relative position bias (the 1/√d_k and the offset's
+direction); 15.7 the kernel-3 convolutions one position needs to see another.
 """
 import collections
 
@@ -62,6 +62,13 @@ def scores(g, scale=True, sign=1, bias=True):
     return s + relative_bias(g, sign) if bias else s
 
 
+def t5_lengths(g):
+    """(input, target) lengths: each span one sentinel in the input; the target each sentinel
+    and its span, then a closing sentinel."""
+    masked, spans = sum(g.spans), len(g.spans)
+    return g.length - masked + spans, masked + spans + 1
+
+
 SCORE_COORDS = ("query", "key")
 
 define(
@@ -96,6 +103,30 @@ define(
 
     Exercise(
         "15.4",
+        Value("t5_input_length", lambda g: t5_lengths(g)[0], name="the input's length",
+              misconceptions=[
+                  Misconception("spans_dropped", lambda g: g.length - sum(g.spans),
+                                "yours drops the spans without a trace: each span is replaced "
+                                "by one sentinel token, which stays in the input"),
+                  Misconception("sentinel_per_token", lambda g: g.length,
+                                "yours keeps one token per corrupted character: T5 replaces a "
+                                "whole span by one sentinel, so the input gets shorter")],
+              rule="the characters not corrupted, plus one sentinel per span",
+              why="24 − 4 corrupted characters + 2 sentinels"),
+        Value("t5_target_length", lambda g: t5_lengths(g)[1], name="the target's length",
+              misconceptions=[
+                  Misconception("no_final_sentinel", lambda g: sum(g.spans) + len(g.spans),
+                                "yours has no closing sentinel: after the last span the target "
+                                "ends with one more sentinel"),
+                  Misconception("spans_only", lambda g: sum(g.spans),
+                                "yours counts only the corrupted characters: in the target each "
+                                "span comes after its sentinel, and a sentinel closes it")],
+              rule="one sentinel before each span, the span's characters, and a closing "
+                   "sentinel",
+              why="<X0> + 3 characters + <X1> + 1 character + <X2>")),
+
+    Exercise(
+        "15.5",
         Value("fraction_shown_mask", lambda g: g.select * g.as_mask,
               name="the fraction showing [MASK]",
               misconceptions=[Misconception(
@@ -113,7 +144,7 @@ define(
                    "[MASK]?",
               why="every selected position is a target, masked, replaced or unchanged alike")),
 
-    Exercise("15.5", Value(
+    Exercise("15.6", Value(
         "scores", scores, name="s", tol=1e-9, coords=SCORE_COORDS,
         misconceptions=[
             Misconception("offset_reversed", lambda g: scores(g, sign=-1),
@@ -129,7 +160,7 @@ define(
         why="row i is the query, column j the key; the bias depends on the key's offset from "
             "the query, j − i, so the entry above the diagonal (j = i + 1) gets b[+1]")),
 
-    Exercise("15.6", Value(
+    Exercise("15.7", Value(
         "conv_layers_needed", lambda g: g.n - 1, name="the number of layers",
         misconceptions=[Misconception(
             "field_on_one_side", lambda g: int(np.ceil((g.n - 1) / 2)),
