@@ -35,9 +35,11 @@ _SCRIPT = """
   var tipped = root.querySelectorAll("g[data-tip]");
   tipped.forEach(function (g) {{ g.vzTip = JSON.parse(g.dataset.tip); }});
   // A tooltip shows the lines known at frame i (a value from its forward frame, a δ from its
-  // backward frame); lines of frame ``held`` stay out (a quiz's unanswered δ).
+  // backward frame); lines from frame ``held`` on stay out (a quiz's unfound δ's).
   root.vzTip = function (g, i, held) {{
-    var text = g.vzTip.filter(function (l) {{ return l[0] <= i && l[0] !== held; }})
+    var text = g.vzTip.filter(function (l) {{
+      return l[0] <= i && (held === null || held === undefined || l[0] < held);
+    }})
       .map(function (l) {{ return l[1]; }}).join("\\n");
     g.querySelectorAll("a").forEach(function (a) {{
       a.setAttributeNS("http://www.w3.org/1999/xlink", "title", text);
@@ -62,6 +64,9 @@ _SCRIPT = """
     count.textContent = (i + 1) + " / " + frames.length;
     root.dataset.frame = i;
     root.dispatchEvent(new CustomEvent("vz-frame", {{detail: i}}));
+    // the operation of this frame (and the edges a quiz asks about) scrolled into the view
+    root.vzReveal(Array.from(root.querySelectorAll("g.vz-hl"))
+                  .concat(Array.from(root.querySelectorAll("g.vz-ask"))));
   }}
   function stop() {{
     if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\u25B6 play"; }}

@@ -63,7 +63,8 @@ def hold_legend(svg, frame):
     has run, no gradient is known, so none may be read off the legend."""
     first_group = _GROUP.search(svg)
     head_end = first_group.start() if first_group else len(svg)
-    head = re.sub(r'<text\b(?=[^>]*\bfill="white")', f'<text data-at="{frame}"', svg[:head_end])
+    head = re.sub(r'<text\b(?=[^>]*\bfill="white")', f'<text data-at="{frame}" data-legend="1"',
+                  svg[:head_end])
     return head + svg[head_end:]
 
 
@@ -265,6 +266,32 @@ VIEW_SCRIPT = """
   window.addEventListener("pointerup", function () {{
     drag = null; view.classList.remove("vz-dragging");
   }});
+  // Bring ``els`` (the operation a frame evaluates, the edges a quiz asks about) into the box:
+  // scroll it so that they all show, or, when they cannot, so that the first is centred. The
+  // scale stays the reader's; the page itself does not move.
+  root.vzReveal = function (els) {{
+    var vr = view.getBoundingClientRect(), box = null, first = null;
+    els.forEach(function (el) {{
+      var r = el.getBoundingClientRect();
+      if (!r.width && !r.height) return;
+      var b = [r.left - vr.left + view.scrollLeft, r.top - vr.top + view.scrollTop,
+               r.right - vr.left + view.scrollLeft, r.bottom - vr.top + view.scrollTop];
+      if (!first) first = b;
+      box = box ? [Math.min(box[0], b[0]), Math.min(box[1], b[1]), Math.max(box[2], b[2]),
+                   Math.max(box[3], b[3])] : b;
+    }});
+    if (!box || !view.clientWidth || !view.clientHeight) return;
+    var m = 24, W = view.clientWidth, H = view.clientHeight;
+    if (box[2] - box[0] + 2 * m > W || box[3] - box[1] + 2 * m > H) box = first;
+    function into(lo, hi, at, size) {{
+      if (hi - lo + 2 * m > size) return (lo + hi) / 2 - size / 2;
+      if (lo - m < at) return lo - m;
+      if (hi + m > at + size) return hi + m - size;
+      return at;
+    }}
+    view.scrollLeft = into(box[0], box[2], view.scrollLeft, W);
+    view.scrollTop = into(box[1], box[3], view.scrollTop, H);
+  }};
   start();
 }})();
 """

@@ -68,22 +68,22 @@ def _checked_loss(loss):
 
 
 class Prepared:
-    """What the engine knows about ``loss`` and ``tensors`` (name -> Tensor), computed once:
-    ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ), ``chains``
-    ({(T, U): Jacobian ∂U/∂T as a (|U|, |T|) array} for U on every path from T to the
-    loss)."""
+    """What the engine knows about ``loss`` and ``tensors`` (answer name -> Tensor), computed
+    once: ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ; its tensors
+    named by ``names``, {name: Tensor}, default the answer names), ``chains`` ({(T, U):
+    Jacobian ∂U/∂T as a (|U|, |T|) array} for U on every path from T to the loss)."""
 
-    def __init__(self, loss, tensors):
+    def __init__(self, loss, tensors, names=None):
         with hooks_set_aside(loss):
             self.right = engine_gradients(loss, tensors)
-            self.graph = grads_graph(loss, tensors)
+            self.graph = grads_graph(loss, names or tensors)
             self.chains = _chains(tensors, self.right)
         self.tensors = tensors
         self.shapes = {k: tuple(t.shape) for k, t in tensors.items()}
 
 
-def prepare(loss, tensors):
-    return Prepared(_checked_loss(loss), tensors)
+def prepare(loss, tensors, names=None):
+    return Prepared(_checked_loss(loss), tensors, names)
 
 
 def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coords=None,
@@ -111,10 +111,10 @@ def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coor
         return CheckResult(True, message, None, exercise, table(), picture)
     blank = [labels[v.name] for v in wrong if v.tag == "not_answered"]
     judged = [v for v in wrong if v.tag != "not_answered"]
-    lines, diagnosis = [], None
+    lines, diagnosis, diagnoses = [], None, []
     if judged:
-        diagnosis, lines = _explain(verdicts, judged, prepared, answers, tol, labels,
-                                    misconceptions, given)
+        diagnosis, lines, diagnoses = _explain(verdicts, judged, prepared, answers, tol,
+                                               labels, misconceptions, given)
     if blank:
         lines.append(f"Not answered yet: {', '.join(blank)}. Write your answer in the cell "
                      f"above, then run this cell again.")
@@ -127,12 +127,13 @@ def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coor
                        right="\n".join(right), why=why,
                        secrets=[s for v in judged for s in v.secrets],
                        yours=[s for v in verdicts.values() for s in v.yours],
-                       diagnoses=[v.tag for v in judged] or [diagnosis])
+                       diagnoses=diagnoses or [diagnosis])
 
 
 def _explain(verdicts, judged, prepared, answers, tol, labels, misconceptions, given):
-    """(diagnosis, lines) for the wrong gradients: a misconception the answers match, swapped
-    answers, where the mistake enters and which wrong δ's only follow from it."""
+    """(diagnosis, lines, every diagnosis) for the wrong gradients: a misconception the answers
+    match, swapped answers, where the mistake enters and which wrong δ's only follow from
+    it."""
     mine = {v.name: v.answer for v in verdicts.values() if v.answer is not None}
     _mark_inherited(verdicts, judged, prepared, mine, tol, labels)
     entry = [v for v in judged if not v.inherited]
@@ -144,22 +145,36 @@ def _explain(verdicts, judged, prepared, answers, tol, labels, misconceptions, g
         if isinstance(wrong, dict) and wrong and all(
                 k in mine and _matches(mine[k], wrong[k], tol) for k in wrong):
             lines.append(_cap(m.sentence) + ".")
-            return m.tag, lines + _entry_lines(entry, followers, labels, with_kind=False)
+            return m.tag, lines + _entry_lines(entry, followers, labels, with_kind=False), \
+                [m.tag]
     pair = swapped(mine, prepared.right, tol, labels)
     if pair:
         a, b, sentence = pair
         for k in (a, b):
             verdicts[k].tag = "swapped"
         lines.append(_cap(sentence) + ".")
-        return "swapped", lines
+        return "swapped", lines, ["swapped"]
     lines += _entry_lines(entry, followers, labels, with_kind=True)
-    tags = {v.tag for v in entry}
-    return (tags.pop() if len(tags) == 1 else "value"), lines
+    tags = [v.tag for v in entry]
+    return (tags[0] if len(set(tags)) == 1 else "value"), lines, tags
 
 
 def _entry_lines(entry, followers, labels, with_kind):
     lines = []
+    shared = {}                  # one sentence for the δ's wrong in the same way
     for v in entry:
+        if with_kind and v.sentence and v.tag != "value":
+            shared.setdefault((v.tag, v.sentence), []).append(v)
+    for (tag, sentence), group in shared.items():
+        if len(group) > 1:
+            names = ", ".join(labels[v.name] for v in group[:-1]) + \
+                f" and {labels[group[-1].name]}"
+            each = sentence[3:] if sentence.startswith("it ") else sentence
+            lines.append(f"{names} are wrong: each {each}.")
+    grouped = {id(v) for group in shared.values() if len(group) > 1 for v in group}
+    for v in entry:
+        if id(v) in grouped:
+            continue
         what = v.explanation if with_kind or not v.where else v.where
         if followers:
             text = f"The mistake enters at {labels[v.name]}: {what}"
@@ -231,7 +246,7 @@ class Verdict:
         self.name, self.ok, self.tag, self.cell = name, ok, tag, cell
         self.explanation, self.answer, self.right = explanation, answer, right
         self.where, self.right_text, self.secrets = where, right_text, list(secrets)
-        self.inherited = None
+        self.inherited, self.sentence = None, None
         from dagrad.viz.labels import array as label_text      # as the picture writes it
         self.yours = [] if answer is None else [fmt_array(answer), label_text(answer, 8)]
         if answer is not None and right is not None and np.shape(answer) == np.shape(right):
@@ -278,8 +293,10 @@ def _judge_one(name, answer, right, tol, label, coords, given, sizes):
             parts.append(hint[1])
     text = "; ".join(p for p in parts if p)
     cell = "✗ wrong" + (f" ({tag.replace('_', ' ')})" if tag != "value" else "")
-    return Verdict(name, False, tag, cell, text, a, right, where=where, right_text=right_text,
-                   secrets=secrets)
+    verdict = Verdict(name, False, tag, cell, text, a, right, where=where,
+                      right_text=right_text, secrets=secrets)
+    verdict.sentence = sentence
+    return verdict
 
 
 def find_tensors(keys, loss, names):

@@ -25,6 +25,7 @@ import importlib
 from .backward import judge_backward
 from .compare import NotANumber, answer_array
 from .detectors import swapped
+from .explain import render_rule
 from .given import Given, NotGiven
 from .grads import judge_grads, prepare
 from .ladder import finish
@@ -93,25 +94,36 @@ class Value(Part):
 
 
 class Shape(Part):
-    def __init__(self, answer, expected, *, name=None, misconceptions=(), why=None):
+    def __init__(self, answer, expected, *, name=None, misconceptions=(), rule=None, why=None):
         self.answers, self.expected, self.name = (answer,), expected, name
-        self.misconceptions, self.why = misconceptions, why
+        self.misconceptions, self.rule, self.why = misconceptions, rule, why
 
     def judge(self, ident, values, given):
-        return judge_shape(values[self.answers[0]], _value(self.expected, given),
-                           name=self.name or self.answers[0], why=self.why, exercise=ident,
-                           misconceptions=self.misconceptions, given=given)
+        result = judge_shape(values[self.answers[0]], _value(self.expected, given),
+                             name=self.name or self.answers[0], why=self.why, exercise=ident,
+                             misconceptions=self.misconceptions, given=given)
+        return _with_rule(result, self.rule, given, values)
 
 
 class Choice(Part):
-    def __init__(self, answer, expected, *, options=None, misconceptions=(), why=None):
+    def __init__(self, answer, expected, *, options=None, misconceptions=(), rule=None,
+                 why=None):
         self.answers, self.expected, self.options = (answer,), expected, options
-        self.misconceptions, self.why = misconceptions, why
+        self.misconceptions, self.rule, self.why = misconceptions, rule, why
 
     def judge(self, ident, values, given):
-        return judge_choice(values[self.answers[0]], _value(self.expected, given),
-                            options=_value(self.options, given), why=self.why,
-                            exercise=ident, misconceptions=self.misconceptions, given=given)
+        result = judge_choice(values[self.answers[0]], _value(self.expected, given),
+                              options=_value(self.options, given), why=self.why,
+                              exercise=ident, misconceptions=self.misconceptions, given=given,
+                              name=self.answers[0])
+        return _with_rule(result, self.rule, given, values)
+
+
+def _with_rule(result, rule, given, values):
+    """``result`` with the second hint ``rule`` (``explain.render_rule``) when wrong."""
+    if not result.ok and rule is not None:
+        result.stronger = render_rule(rule, given, values)
+    return result
 
 
 class Grads(Part):
@@ -130,7 +142,8 @@ class Grads(Part):
 
     def prepare(self, given):
         tensors = {a: given[t] for a, t in self.tensors.items()}
-        given.cache[id(self)] = prepare(given[self.loss], tensors)
+        names = {t: given[t] for t in self.tensors.values()}        # the picture's names
+        given.cache[id(self)] = prepare(given[self.loss], tensors, names)
 
     def judge(self, ident, values, given):
         if id(self) not in given.cache:
@@ -292,8 +305,9 @@ def _swapped_parts(results):
         names[k] = name
     found = swapped(arrays, rights, 1e-6, names)
     if found:
-        a, b, sentence = found
-        for k in (a, b):
+        a, b, _ = found
+        for k, other in ((a, b), (b, a)):
             r = results[k]
             r.diagnosis, r.diagnoses = "swapped", ["swapped"]
-            r.hint = f"{names[k]} is wrong: {sentence}."
+            r.hint = (f"{names[k]} is wrong: it is the right value of {names[other]}, and the "
+                      f"other way round: the two are swapped.")

@@ -148,7 +148,7 @@ def check_choice(answer, expected, *, options=None, why=None, exercise=None):
 
 
 def judge_choice(answer, expected, *, options=None, why=None, exercise=None,
-                 misconceptions=(), given=None):
+                 misconceptions=(), given=None, name=None):
     """The verdict of ``check_choice``; a listed misconception is a wrong option (or a function
     of ``given`` returning it) with the sentence that names the thinking behind it."""
     if expected is None:
@@ -167,7 +167,8 @@ def judge_choice(answer, expected, *, options=None, why=None, exercise=None,
     shown = " or ".join(_show(r) for r in right)
     if _choice_key(chosen) in [_choice_key(r) for r in right]:
         return CheckResult(True, f"{shown} is right.{note and ' ' + note}", None, exercise)
-    message = f"{_show(chosen)} is wrong.{note and ' ' + note}"
+    subject = f"{name} = {_show(chosen)}" if name else _show(chosen)
+    message = f"{subject} is wrong.{note and ' ' + note}"
     diagnosis = "choice"
     for m in misconceptions or ():
         if _choice_key(m.value(given)) == _choice_key(chosen):

@@ -9,7 +9,7 @@ appends one JSON line {"exercise", "ok", "diagnosis", "diagnoses", "message", "a
 right value as a reveal would print it, which the displayed outputs must not hold before the
 reveal). Answers to inject are plain Python files in the "percent" format: a line
 `# %% exercise 08.3` starts the text that replaces that cell's source; a wrong answer may open
-with `# expect: <diagnosis>`, the diagnosis its check must give.
+with `# expect: <diagnosis> ...`, the diagnoses its check must give.
 """
 import copy
 import html
@@ -31,7 +31,7 @@ THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 LOG_VARIABLE = "DAGRAD_EXERCISES_LOG"
 
 SECTION = re.compile(r"^# %% exercise (\d\d\.\d+)[ \t]*$", re.M)
-EXPECT = re.compile(r"\A\s*# expect: *(\w+)[ \t]*$", re.M)
+EXPECT = re.compile(r"\A\s*# expect: *(\w+(?: +\w+)*)[ \t]*$", re.M)
 TAG = re.compile(r"^(exercise|check):(\d\d\.\d+)$")
 
 
@@ -81,9 +81,10 @@ def read_sections(path):
 
 
 def expected_diagnosis(source):
-    """The diagnosis named by a wrong answer's `# expect: ...` first line, or None."""
+    """The diagnoses named by a wrong answer's `# expect: ...` first line (one, or several
+    separated by spaces for an exercise of several parts), or None."""
     match = EXPECT.match(source)
-    return match.group(1) if match else None
+    return match.group(1).split() if match else None
 
 
 def inject(nb, sections):
