@@ -1,0 +1,185 @@
+"""Every misconception a lesson's exercise lists is recognised: the wrong answer it computes,
+given to the exercise's check (the other answers right), gets the misconception's own tag, and
+the message of that first attempt holds no right value. A misconception that another one, or
+a generic detector, shadows, or that equals the right answer, fails here.
+
+The exercises are set up as their lessons set them up (``given``), on the same objects.
+"""
+import importlib
+
+import numpy as np
+import pytest
+
+from dagrad import autograd as ag
+from dagrad import viz
+from dagrad.exercises import Misconception, check, given, tutor
+from dagrad.exercises.compare import fmt_array
+
+LESSONS = ("08",)
+
+
+# --------------------------------------------------------------------- the lessons' set-ups
+def unrolled_scalar_rnn():
+    """Lesson 08, §1: the three-step scalar RNN and its loss L = (h_3 − y)²."""
+    w, u, b = (ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in (0.8, -1.3, 0.1))
+    h, states = ag.zeros((), dtype=ag.float64), []
+    for x in (1.0, -0.5, 2.0):
+        h = ag.tanh(w * ag.tensor(x, dtype=ag.float64) + u * h + b)
+        states.append(h)
+    L = (states[-1] - 0.4) ** 2
+    return dict(h_1=states[0], h_2=states[1], h_3=states[2], u=u, y=0.4, L=L)
+
+
+def vector_rnn():
+    """Lesson 08, Exercise 3: a 3-unit RNN over 4 steps, L = c · h_4."""
+    rng = np.random.default_rng(1)
+    W_xh = ag.tensor(0.5 * rng.normal(size=(3, 2)), dtype=ag.float64, requires_grad=True)
+    W_hh = ag.tensor(0.5 * rng.normal(size=(3, 3)), dtype=ag.float64, requires_grad=True)
+    b_h = ag.tensor(np.full(3, 0.1), dtype=ag.float64, requires_grad=True)
+    x_steps, c = rng.normal(size=(4, 2)), np.array([1.0, -2.0, 0.5])
+    h = ag.zeros(3, dtype=ag.float64)
+    with viz.record():
+        for x_t in x_steps:
+            h = ag.tanh(W_xh @ ag.tensor(x_t) + W_hh @ h + b_h)
+        loss = (h * ag.tensor(c)).sum()
+    return dict(W_xh=W_xh, W_hh=W_hh, b_h=b_h, x_steps=x_steps, c=c, rnn_loss=loss)
+
+
+SETUPS = {"08.1": unrolled_scalar_rnn, "08.3": vector_rnn}
+
+# the right forward of each operation a Backward part judges, for the misconceptions'
+# backwards to run beside
+FORWARDS = {"08.2": np.tanh}
+
+
+# ------------------------------------------------------------------------------ the cases
+def lesson_exercises():
+    for lesson in LESSONS:
+        importlib.import_module(f"dagrad.exercises.lessons.lesson_{lesson}")
+    return {k: ex for k, ex in tutor.REGISTRY.items() if k[:2] in LESSONS}
+
+
+def cases():
+    found = []
+    for ident, ex in sorted(lesson_exercises().items()):
+        for p, part in enumerate(ex.parts):
+            seen = set()
+            for m in part.misconceptions:
+                key = (m.tag, m.sentence)
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.append(pytest.param(ident, p, m, id=f"{ident}-{m.tag}-{len(seen)}"))
+    return found
+
+
+def set_up(ident):
+    objects = SETUPS[ident]() if ident in SETUPS else {}
+    if objects:
+        given(ident, **objects)
+    return tutor.GIVEN.get(ident, tutor.Given())
+
+
+def right_answers(ident, g):
+    """{answer name: the right answer} for every part of exercise ``ident``."""
+    answers = {}
+    for part in tutor.REGISTRY[ident].parts:
+        if isinstance(part, tutor.Grads):
+            if id(part) not in g.cache:
+                part.prepare(g)
+            answers.update(g.cache[id(part)].right)
+        elif isinstance(part, tutor.Backward):
+            answers[part.answers[0]] = None                 # filled in by the case
+        else:
+            expected = part.expected(g) if callable(part.expected) else part.expected
+            if isinstance(expected, (set, frozenset)):
+                expected = sorted(expected)[0]
+            answers[part.answers[0]] = expected
+    return answers
+
+
+def as_operation(ident, wrong_backward):
+    """A NumPy (forward, backward) pair whose backward is ``wrong_backward(grad, *x, out)``."""
+    forward = FORWARDS[ident]
+    return (forward, lambda grad, *x: wrong_backward(grad, *x, forward(*x))[0]
+            if len(x) == 1 else wrong_backward(grad, *x, forward(*x)))
+
+
+@pytest.mark.parametrize("ident, p, m", cases())
+def test_each_misconception_is_named_when_made(ident, p, m):
+    g = set_up(ident)
+    part = tutor.REGISTRY[ident].parts[p]
+    answers = right_answers(ident, g)
+    wrong = m.value(g)
+    assert wrong is not None, f"{ident}: misconception {m.tag!r} computes nothing here"
+    if isinstance(part, tutor.Backward):
+        answers[part.answers[0]] = as_operation(ident, wrong)
+    elif isinstance(wrong, dict):
+        answers.update(wrong)
+    else:
+        answers[part.answers[0]] = wrong
+    result = check(ident, **answers)
+    assert not result.ok, f"{ident}: the misconception {m.tag!r} is judged right"
+    found = result.diagnoses or [result.diagnosis]
+    assert m.tag in found, f"{ident}: {m.tag!r} made, diagnosed {found}: {result.message}"
+    said = m.sentence.split(":")[0][:40].lower()
+    assert said in result.message.replace("\n", " ").lower(), result.message
+    shown = result.message
+    for secret in result.secrets:
+        if len(secret) >= 2 and secret not in result.yours:
+            assert secret not in shown, f"{ident}: the first attempt shows {secret!r}"
+
+
+def test_every_lesson_exercise_lists_a_misconception():
+    """The lessons teach against named mistakes: each checked exercise names at least one."""
+    bare = [k for k, ex in lesson_exercises().items()
+            if not any(p.misconceptions for p in ex.parts)]
+    assert not bare, f"exercises without a misconception: {bare}"
+
+
+def test_right_answers_are_right():
+    """The set-ups above agree with the exercises: the right answers pass (Backward parts are
+    checked by the notebooks' solutions)."""
+    for ident, ex in lesson_exercises().items():
+        if any(isinstance(p, tutor.Backward) for p in ex.parts):
+            continue
+        g = set_up(ident)
+        result = check(ident, **right_answers(ident, g))
+        assert result.ok, f"{ident}: {result.message}"
+
+
+def test_a_bptt_step_missing_is_named_by_its_step():
+    """08.3 with the loop stopping before t = 1: the message names step t = 1."""
+    from dagrad.exercises.lessons.lesson_08 import bptt
+    g = set_up("08.3")
+    wrong = bptt(g, skip=(1,))
+    result = check("08.3", wrong["d_W_xh"], wrong["d_W_hh"], wrong["d_b"])
+    assert result.diagnosis == "missing_term" and "t = 1" in result.message
+    assert fmt_array(bptt(g)["d_b"]) not in result.message
+
+
+def test_going_back_to_a_check_after_backward_and_reused_names():
+    """08.1's check after L.backward() freed the graph, 08.3's after its names were reused."""
+    objects = unrolled_scalar_rnn()
+    given("08.1", **objects)
+    objects["L"].backward()
+    from dagrad.exercises.lessons.lesson_08 import _delta_h1
+    assert check("08.1", _delta_h1(tutor.GIVEN["08.1"])).ok
+    objects = vector_rnn()
+    given("08.3", **objects)
+    W_hh = ag.zeros(5, 5)                                     # noqa: F841  (§3 reuses the name)
+    from dagrad.exercises.lessons.lesson_08 import bptt
+    right = bptt(tutor.GIVEN["08.3"])
+    assert check("08.3", right["d_W_xh"], right["d_W_hh"], right["d_b"]).ok
+
+
+def test_misconception_keys_name_real_answers():
+    for ident, ex in lesson_exercises().items():
+        for part in ex.parts:
+            for m in part.misconceptions:
+                assert isinstance(m, Misconception)
+                if isinstance(part, tutor.Grads):
+                    g = set_up(ident)
+                    wrong = m.value(g)
+                    if isinstance(wrong, dict):
+                        assert set(wrong) <= set(part.answers), (ident, m.tag, set(wrong))
