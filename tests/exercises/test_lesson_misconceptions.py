@@ -14,8 +14,9 @@ from dagrad import autograd as ag
 from dagrad import viz
 from dagrad.exercises import Misconception, check, given, tutor
 from dagrad.exercises.compare import fmt_array
+from tests.test_exercises_notebooks import shows
 
-LESSONS = ("08",)
+LESSONS = ("06", "07", "08")
 
 
 # --------------------------------------------------------------------- the lessons' set-ups
@@ -45,11 +46,88 @@ def vector_rnn():
     return dict(W_xh=W_xh, W_hh=W_hh, b_h=b_h, x_steps=x_steps, c=c, rnn_loss=loss)
 
 
-SETUPS = {"08.1": unrolled_scalar_rnn, "08.3": vector_rnn}
+def deep_networks():
+    """Lesson 06, §1 and §2: make_net (sigmoid or ReLU, default or given initialisation), the
+    first step's weight-gradient norms, and the digits."""
+    from dagrad import nn
+    X, y = nn.datasets.load_digits()
+    X_train, _, y_train, _ = nn.datasets.train_test_split(X, y, test_size=0.2, seed=0)
+    acts = {"sigmoid": nn.Sigmoid, "relu": nn.ReLU}
+
+    def make_net(activation, depth=10, init=None):
+        layers = [nn.Linear(64, 64), acts[activation]()]
+        for _ in range(depth):
+            layers += [nn.Linear(64, 64), acts[activation]()]
+        net = nn.Sequential(*layers, nn.Linear(64, 10))
+        if init is not None:
+            for m in net.modules():
+                if isinstance(m, nn.Linear):
+                    init(m.weight)
+                    nn.init.zeros_(m.bias)
+        return net
+
+    def first_step(net):
+        xb, yb = next(iter(nn.data.DataLoader(nn.data.TensorDataset(X_train, y_train),
+                                              batch_size=64, shuffle=True, seed=0)))
+        nn.functional.cross_entropy(net(xb), yb).backward()
+        return np.array([np.linalg.norm(m.weight.grad.numpy()) for m in net.modules()
+                         if isinstance(m, nn.Linear)])
+    return dict(make_net=make_net, first_step=first_step,
+                init=lambda w: nn.init.normal_(w, 0.0, 1.0), data=(X_train, y_train))
+
+
+def normalise_rows(z, axis):
+    return (z - z.mean(axis=axis, keepdims=True)) / np.sqrt(z.var(axis=axis, keepdims=True) + 1e-5)
+
+
+def convolution():
+    """Lesson 07, Exercise 2: a 3×3 input, a 2×2 kernel, L = Σ G ⊙ (X ⋆ K)."""
+    import dagrad.nn.functional as F
+    X = ag.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [2.0, 1.0, 1.0]], dtype=ag.float64,
+                  requires_grad=True)
+    K = ag.tensor([[1.0, -1.0], [2.0, 0.5]], dtype=ag.float64, requires_grad=True)
+    G = np.array([[1.0, 0.5], [-2.0, 1.0]])
+    with viz.record():
+        loss = (F.conv2d(X[None, None], K[None, None])[0, 0] * ag.tensor(G)).sum()
+    return dict(X=X, K=K, G=G, loss=loss)
+
+
+def max_pooling():
+    """Lesson 07, Exercise 5: 2×2 max pooling of a 4×4 input, L = Σ G ⊙ pool(X)."""
+    import dagrad.nn.functional as F
+    X = ag.tensor([[1.0, 5.0, 2.0, 0.0], [3.0, 2.0, 8.0, 1.0], [0.0, 4.0, 1.0, 1.0],
+                   [6.0, 2.0, 3.0, 7.0]], dtype=ag.float64, requires_grad=True)
+    G = np.array([[1.0, -2.0], [3.0, 0.5]])
+    with viz.record():
+        loss = (F.max_pool2d(X[None, None], 2)[0, 0] * ag.tensor(G)).sum()
+    return dict(X=X, G=G, loss=loss)
+
+
+def dense_layer():
+    """Lesson 07, §10: y = [x, relu(conv(x))] along the channels."""
+    from dagrad import nn
+
+    class DenseLayer(nn.Module):
+        def __init__(self, channels, growth):
+            super().__init__()
+            self.conv = nn.Conv2d(channels, growth, 3, padding=1)
+
+        def forward(self, x):
+            return ag.cat([x, ag.relu(self.conv(x))], dim=1)
+    return dict(DenseLayer=DenseLayer)
+
+
+SETUPS = {"07.2": convolution, "07.5": max_pooling, "07.11": dense_layer,
+          "08.1": unrolled_scalar_rnn, "08.3": vector_rnn,
+          "06.1": lambda: {k: v for k, v in deep_networks().items()
+                           if k in ("make_net", "first_step")},
+          "06.3": lambda: {k: v for k, v in deep_networks().items()
+                           if k in ("make_net", "init", "data")}}
 
 # the right forward of each operation a Backward part judges, for the misconceptions'
 # backwards to run beside
-FORWARDS = {"08.2": np.tanh}
+FORWARDS = {"08.2": np.tanh, "06.6": lambda z: normalise_rows(z, 0),
+            "06.7": lambda z, gamma: gamma * normalise_rows(z, -1)}
 
 
 # ------------------------------------------------------------------------------ the cases
@@ -124,10 +202,9 @@ def test_each_misconception_is_named_when_made(ident, p, m):
     assert m.tag in found, f"{ident}: {m.tag!r} made, diagnosed {found}: {result.message}"
     said = m.sentence.split(":")[0][:40].lower()
     assert said in result.message.replace("\n", " ").lower(), result.message
-    shown = result.message
     for secret in result.secrets:
         if len(secret) >= 2 and secret not in result.yours:
-            assert secret not in shown, f"{ident}: the first attempt shows {secret!r}"
+            assert not shows(secret, result.message), f"{ident}: the first attempt shows {secret!r}"
 
 
 def test_every_lesson_exercise_lists_a_misconception():

@@ -37,7 +37,8 @@ def _delta_h1(g, tanh_factor_of_step_2=None, steps_back=2, factor=None):
 
 
 MISSING_TANH = Misconception(
-    "missing_tanh_derivative", lambda g: {"delta_h1": _scalar_steps(g)[0] * _scalar_steps(g)[4] ** 2},
+    "missing_tanh_derivative",
+    lambda g: {"delta_h1": _scalar_steps(g)[0] * _scalar_steps(g)[4] ** 2},
     "yours multiplies δ_h3 by u at each step back and leaves out tanh's local derivative: a "
     "step back from h_t to h_{t−1} multiplies δ by (1 − h_t²) · u")
 
@@ -215,7 +216,8 @@ define(
                           "yours uses 1 − h_1² on the step back from h_2 to h_1: that step "
                           "passes through the tanh of step 2, whose output is h_2"),
             Misconception("other_factor",
-                          lambda g: {"delta_h1": _delta_h1(g, factor=lambda g: _scalar_steps(g)[1])},
+                          lambda g: {"delta_h1": _delta_h1(
+                              g, factor=lambda g: _scalar_steps(g)[1])},
                           "yours multiplies δ_a2 by h_1, which gives u's δ at step 2: in the "
                           "product u · h_1, the δ of h_1 is δ_a2 times the other factor, u")],
         why="δ_h3 = 2 (h_3 − y); a step back multiplies by (1 − h_t²) u: δ_h2 = δ_h3 (1 − h_3²) "
