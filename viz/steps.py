@@ -17,7 +17,7 @@ import numpy as np
 
 from . import labels
 from .draw import Options, Timeline, module_types, render, too_many
-from .rules import named_rules, rule_text, templates
+from .rules import named_rules, rule_text, statements
 from .render import svg as render_svg
 from .svgview import annotate, hold_legend, state_svg
 from .trace import trace
@@ -129,7 +129,7 @@ def _numbers(graph, op):
         if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
             continue
         # an operation with no rule of its own: the formula above the picture says it
-        rule = rule_text(graph, op, e) if templates(op) else ""
+        rule = rule_text(graph, op, e) if statements(op)[0] else ""
         lines.append(f"to {graph[e.src].name}: {rule + '  →  ' if rule else ''}"
                      f"δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
     return "\n".join(lines)
