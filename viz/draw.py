@@ -162,10 +162,10 @@ def render(graph, options, timeline=None, emphasis=None):
         if emphasis is not None:
             attrs, rows = _emphasised(attrs, rows, emphasis.edge(group))
         attrs["id"] = f"vz_e{k}"
-        if fan_in[dst] > 1 and "label" in attrs:
-            attrs["decorate"] = "true"        # a line ties each label to its own edge
         if "label" in attrs and _enters_a_cluster_from_a_leaf(boxes[src], boxes[dst]):
             attrs["xlabel"] = attrs.pop("label")
+        elif fan_in[dst] > 1 and "label" in attrs:
+            attrs["decorate"] = "true"        # a line ties each label to its own edge
         if timeline is not None:
             sent = max((timeline.sent_at.get(i, 0) for i in group), default=0)
             marks[attrs["id"]] = (rows, sent, None, tip)
@@ -186,8 +186,9 @@ def _enters_a_cluster_from_a_leaf(src, dst):
     shared by the columns of ``viz.time_step``, or by several modules)? Such an edge often
     crosses the cluster's own edges on its way in, and a label that takes a place in the
     layout (Graphviz puts it on a node of its own in the gap between ranks) can land beside
-    one of those instead of its own edge. Its label is then an ``xlabel``, placed on the edge
-    once the edge is routed: it stays beside its own edge (tests/viz/edge_geometry.py)."""
+    one of those instead of its own edge. Its label is then an ``xlabel``, placed beside the
+    edge once the edge is routed (tests/viz/edge_geometry.py), and not decorated: the line
+    that ties a label to its edge would cross the label here."""
     leaf = src.node is not None and src.node.kind in ("param", "input", "const")
     return leaf and dst.cluster is not None and src.cluster != dst.cluster
 
