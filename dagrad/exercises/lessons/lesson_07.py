@@ -259,7 +259,7 @@ define(
             "position); δ_X = pad(δ_Y) ⋆ flip(K), the full convolution")),
 
     Exercise("07.3", Value(
-        "sizes", library_sizes, name="the output sides",
+        "sizes", library_sizes, name="the list of output sides",
         coords=(lambda k: f"({'abc'[k]})",),
         misconceptions=[
             Misconception("dilation_ignored", lambda g: size_formula(no_dilation=True),

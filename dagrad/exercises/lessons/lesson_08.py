@@ -253,7 +253,7 @@ define(
 
     Exercise("08.4", Value(
         "memory_orders", lambda g: memory_orders(), tol=1e-3,
-        name="log10 of the fractions", coords=(lambda k: f"f = {FORGET[k]}",),
+        name="the pair [log10 0.95⁴⁰, log10 0.5⁴⁰]", coords=(lambda k: f"f = {FORGET[k]}",),
         misconceptions=[
             Misconception("natural_log", lambda g: memory_orders() * np.log(10),
                           "yours is the natural logarithm: orders of magnitude are log10"),
@@ -283,7 +283,7 @@ define(
             "= 19 later steps: u^19")),
 
     Exercise("08.6", Value(
-        "clipped", clipped_by_norm, name="the clipped gradients",
+        "clipped", clipped_by_norm, name="[g_1, g_2] after clipping",
         coords=(lambda k: f"g_{k + 1}",),
         misconceptions=[
             Misconception("clipped_by_value",
@@ -372,8 +372,8 @@ define(
         Choice("tagging_result", "output", options=["output", "h_n"],
                misconceptions=[Misconception(
                    "last_state_only", "h_n",
-                   "h_n is the last step's state alone: a tag for every word needs the state "
-                   "at every step")],
+                   "the state h_n is the last step's alone: a tag for every word needs the "
+                   "state at every step")],
                why="one tag per word at the same step: many-to-many aligned, which reads every "
                    "step's output; h_n is only the last step")),
 
