@@ -260,3 +260,13 @@ def test_misconception_keys_name_real_answers():
                     wrong = m.value(g)
                     if isinstance(wrong, dict):
                         assert set(wrong) <= set(part.answers), (ident, m.tag, set(wrong))
+
+
+def test_a_gradient_read_after_two_backward_passes_is_named_accumulation():
+    """07.5 answered with X.grad after the cell that runs backward() ran twice."""
+    objects = max_pooling()
+    given("07.5", **objects)
+    for _ in range(2):
+        objects["loss"].backward(retain_graph=True)
+    result = check("07.5", objects["X"].grad)
+    assert result.diagnosis == "accumulation" and "2 times" in result.message

@@ -357,7 +357,7 @@ define(
     Exercise(
         "07.9",
         Value("full_multiplications", lambda g: multiplications(g, separable=False),
-              name="the full convolution's multiplications",
+              name="the full convolution's count",
               misconceptions=[
                   Misconception("one_pixel", lambda g: multiplications(g, False) / SIDE ** 2,
                                 "yours counts one output pixel: the layer computes 32 × 32 of "
@@ -371,7 +371,7 @@ define(
               why="per output pixel the full convolution does c_i c_o k² multiplications, times "
                   "32 · 32 pixels"),
         Value("separable_multiplications", lambda g: multiplications(g, separable=True),
-              name="the separable block's multiplications",
+              name="the separable block's count",
               misconceptions=[
                   Misconception("one_pixel", lambda g: multiplications(g, True) / SIDE ** 2,
                                 "yours counts one output pixel: the block computes 32 × 32 of "
