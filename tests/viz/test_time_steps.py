@@ -4,6 +4,7 @@ import re
 from dagrad import autograd as ag
 from dagrad import viz
 from tests.viz.edge_geometry import misplaced_labels
+from tests.viz.lesson_graphs import rnn_08, rnn_08_loss
 
 
 def unrolled_rnn(steps=3):
@@ -47,30 +48,13 @@ def test_time_steps_leave_no_trace_on_operations_outside_them():
     assert [n.name for n in outside] == ["Sub", "Pow"]   # the loss, after the loop
 
 
-def named_unrolled_rnn(steps):
-    """The unrolled RNN of lesson 08: named inputs x_t, the zero state h_0, states h_t."""
-    w, u, b = (ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in (0.8, -1.3, 0.1))
-    w.name, u.name, b.name = "w", "u", "b"
-    h = ag.zeros((), dtype=ag.float64)
-    h.name = "h_0"
-    with viz.record():
-        for t, x in enumerate([1.0, -0.5, 2.0, 0.3][:steps], 1):
-            with viz.time_step(t):
-                x_t = ag.tensor(x, dtype=ag.float64)
-                x_t.name = f"x_{t}"
-                h = ag.tanh(w * x_t + u * h + b)
-                h.name = f"h_{t}"
-        loss = (h - 0.4) ** 2
-    return loss
-
-
 def test_every_edge_label_sits_beside_its_own_edge():
     """A weight shared by the columns reaches each step's operation across that column's own
     edges; its δ label must be read as its own edge's (nearest to its path), not as the
     neighbouring input's (lesson 08 drew u → Mul (t = 1)'s "δ 0" on x₁'s edge)."""
     for steps in (3, 4):
-        for loss in (named_unrolled_rnn(steps), unrolled_rnn(steps)):
+        for loss in (rnn_08_loss([1.0, -0.5, 2.0, 0.3][:steps]), unrolled_rnn(steps)):
             svg = viz.draw(loss, grads=True).pipe(format="svg").decode()
             assert misplaced_labels(svg) == [], steps
-    last = viz.steps(named_unrolled_rnn(3))[-1]            # every δ known: the player's picture
+    last = rnn_08()[-1]                              # every δ known: the player's picture
     assert misplaced_labels(last.svg()) == []
