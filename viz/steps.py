@@ -84,13 +84,16 @@ def steps(root, values=True, shapes=True, modules="cluster", rankdir=None, max_n
     The other arguments are those of ``viz.draw``; ``max_nodes`` is checked before any
     picture is made.
     """
-    graph = trace(root, grads=True, params=params, gradient=gradient, names=names)
     options = Options(values, shapes, modules, None, rankdir, max_nodes,
                       module_types=module_types(params))
+
+    def refuse_too_many(graph):            # before any gradient is computed
+        if len(graph.nodes) > max_nodes:
+            raise ValueError(too_many(len(graph.nodes), graph, options).replace(
+                "viz.draw", "viz.steps"))
+    graph = trace(root, grads=True, params=params, gradient=gradient, names=names,
+                  check=refuse_too_many)
     ops = graph.ops
-    if len(graph.nodes) > max_nodes:
-        raise ValueError(too_many(len(graph.nodes), graph, options).replace(
-            "viz.draw", "viz.steps"))
     picture = Picture(graph, options, _timeline(graph, ops))
     count = len(ops)
     return ([Frame("forward", k, k + 1, count, op, picture) for k, op in enumerate(ops)] +
