@@ -3,11 +3,13 @@
 09.1 attention weights by hand (the 1/√d_k, the softmax along rows); 09.2 backward through one
 head (the softmax's Jacobian, Aᵀ for the values); 09.3 the scaled scores as an operation;
 09.4 the variance of a score; 09.5 multi-head attention's parameters; 09.6 a causal mask on
-equal scores (the mask before the softmax); 09.7 the period of a sinusoidal column pair.
+equal scores (the mask before the softmax); 09.7 the period of a sinusoidal column pair; 09.9 a GPT block, line by line (the causal mask
+before the softmax, the 1/√d_h of a head, pre-norm residuals).
 """
 import numpy as np
 
 from ..detectors import Misconception
+from ..result import CheckResult, is_blank
 from ..tutor import Backward, Exercise, Grads, Value, define
 
 # 09.1: the two tokens of the exercise's text, d_k = 2
@@ -51,6 +53,76 @@ def measured_period(d, pair):
     column = nn.positional.sinusoidal_encoding(400, d).astype(np.float64)[:, 2 * pair]
     crossings = np.flatnonzero((column[:-1] < 0) & (column[1:] >= 0))
     return float(np.diff(crossings).mean())
+
+
+def block_variant(layer, h, *, causal=True, mask_after_softmax=False, scale="head",
+                  pre_norm=True):
+    """A pre-norm GPT block, h + SA(LN1(h)) then h + FFN(LN2(h)), from the weights of an
+    ``nn.TransformerEncoderLayer(norm_first=True, activation="gelu", batch_first=True)``, h of
+    shape (B, T, d): the right one by default, or one of the mistakes 09.9 names (no mask, the
+    mask after the softmax, the scale 1 or 1/√d, post-norm). A NumPy array."""
+    from dagrad import autograd as ag
+    import dagrad.nn.functional as F
+    from dagrad.nn.functional.attention import causal_mask
+    attn = layer.self_attn
+    B, T, d = h.shape
+    heads = attn.num_heads
+    d_h = d // heads
+    W, b = attn.in_proj_weight, attn.in_proj_bias
+
+    def attention(x):
+        q, k, v = ((x @ W[i * d:(i + 1) * d].T + b[i * d:(i + 1) * d])
+                   .reshape(B, T, heads, d_h).transpose(1, 2) for i in range(3))
+        divide = {"head": np.sqrt(d_h), "width": np.sqrt(d), "none": 1.0}[scale]
+        S = q @ k.transpose(-2, -1) / divide
+        if causal and not mask_after_softmax:
+            S = S + causal_mask(T, dtype=S.dtype)
+        A = ag.softmax(S, dim=-1)
+        if mask_after_softmax:
+            A = A * ag.tensor(np.tril(np.ones((T, T))), dtype=A.dtype)
+        return attn.out_proj((A @ v).transpose(1, 2).reshape(B, T, d))
+
+    def ffn(x):
+        return layer.linear2(F.gelu(layer.linear1(x)))
+
+    with ag.no_grad():
+        if pre_norm:
+            h = h + attention(layer.norm1(h))
+            out = h + ffn(layer.norm2(h))
+        else:
+            h = layer.norm1(h + attention(h))
+            out = layer.norm2(h + ffn(h))
+    return out.numpy()
+
+
+def layer_output(g):
+    """What the layer's own forward gives with the causal mask: the expected block output."""
+    from dagrad import autograd as ag
+    from dagrad.nn.functional.attention import causal_mask
+    T = g.h.shape[1]
+    with ag.no_grad():
+        return g.layer(g.h, src_mask=causal_mask(T, dtype=g.h.dtype), is_causal=True).numpy()
+
+
+class BlockOutput(Value):
+    """The answer is a function ``block(layer, h)``, judged by its output on the layer and h the
+    exercise was given."""
+
+    def judge(self, ident, values, given):
+        fn = values[self.answers[0]]
+        if not is_blank(fn):
+            if not callable(fn):
+                return CheckResult(False, f"{self.answers[0]} should be a function (layer, h) -> "
+                                   f"the block's output; yours is a {type(fn).__name__}.", "type",
+                                   ident)
+            try:
+                out = fn(given.layer, given.h)
+            except Exception as e:      # the student's function: report it, never crash
+                return CheckResult(False, f"Your {self.answers[0]} raised {type(e).__name__} on "
+                                   f"a batch h of shape {tuple(given.h.shape)}: {e}.", "error",
+                                   ident)
+            values = {**values, self.answers[0]: out}
+        return super().judge(ident, values, given)
 
 
 MISSING_SCALE = ("yours leaves out the 1/√d_k: the scores are QKᵀ/√d_k, so that their "
@@ -156,4 +228,32 @@ define(
         rule="the pair turns by 1/10000^(2i/d) radians per token; one turn is 2π radians",
         why="the pair turns at the frequency 1/10000^(2i/d) radians per token, so one turn "
             "takes 2π·10000^(2i/d) tokens")),
+
+    Exercise("09.9", BlockOutput(
+        "gpt_block", layer_output, name="the block's output", tol=1e-6,
+        coords=("sequence", "position", "feature"),
+        misconceptions=[
+            Misconception("no_causal_mask", lambda g: block_variant(g.layer, g.h, causal=False),
+                          "yours lets every position attend to the positions after it: the "
+                          "causal mask adds −∞ to the scores of the future, so position t sees "
+                          "only positions ≤ t"),
+            Misconception("mask_after_softmax",
+                          lambda g: block_variant(g.layer, g.h, mask_after_softmax=True),
+                          "yours applies the mask after the softmax: the zeroed weights leave "
+                          "rows that no longer sum to one; add −∞ to the scores before it"),
+            Misconception("missing_scale", lambda g: block_variant(g.layer, g.h, scale="none"),
+                          "yours leaves out the 1/√d_h: each head's scores are q·k/√d_h"),
+            Misconception("scale_by_width", lambda g: block_variant(g.layer, g.h, scale="width"),
+                          "yours divides the scores by √d, the model's width: each head works in "
+                          "d_h = d/h dimensions, so its scores are divided by √d_h"),
+            Misconception("post_norm", lambda g: block_variant(g.layer, g.h, pre_norm=False),
+                          "yours normalises after the residual sum (the original Transformer's "
+                          "post-norm): GPT's block is pre-norm, h + SA(LN1(h)), then "
+                          "h + FFN(LN2(h)), so the residual stream itself is never normalised")],
+        rule="x = LN1(h); Q, K, V = x W_qᵀ + b_q, ... from in_proj (rows 0:d, d:2d, 2d:3d), split "
+             "into h heads of d_h columns; per head softmax(QKᵀ/√d_h + M) V with M = −∞ above the "
+             "diagonal; heads joined, then out_proj; h = h + that; h = h + linear2(gelu(linear1("
+             "LN2(h))))",
+        why="pre-norm: h = h + out_proj(concat_i softmax(Q_i K_iᵀ/√d_h + M) V_i) with Q, K, V from "
+            "LN1(h), then h = h + linear2(gelu(linear1(LN2(h))))")),
 )

@@ -48,3 +48,18 @@ A_causal = np.tril(np.ones((4, 4))) / 4
 # expect: period_in_radians
 # the 2π forgotten: 10000^(2i/d) is in radians, not in turns
 period = 10000 ** (2 * 4 / 32)
+
+# %% exercise 09.9
+# expect: no_causal_mask
+# the causal mask forgotten: every position also attends to the ones after it
+def gpt_block(layer, h):
+    B, T, d = h.shape
+    heads = layer.self_attn.num_heads
+    d_h = d // heads
+    x = layer.norm1(h)
+    W, b = layer.self_attn.in_proj_weight, layer.self_attn.in_proj_bias
+    q, k, v = ((x @ W[i * d:(i + 1) * d].T + b[i * d:(i + 1) * d]).reshape(B, T, heads, d_h).transpose(1, 2)
+               for i in range(3))
+    heads_out = ag.softmax(q @ k.transpose(-2, -1) / np.sqrt(d_h), dim=-1) @ v
+    h = h + layer.self_attn.out_proj(heads_out.transpose(1, 2).reshape(B, T, d))
+    return h + layer.linear2(F.gelu(layer.linear1(layer.norm2(h))))
