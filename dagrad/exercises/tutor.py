@@ -12,7 +12,8 @@ to a check after later cells reused the names or ran backward() judges the same 
 
 An exercise is a list of parts, each judging some of the answers:
 
-* ``Value(answer, expected, ...)``: a number or an array (or a function of an array, ``at=``);
+* ``Value(answer, expected, ...)``: a number or an array (or a function of an array, ``at=``;
+  or a piece of code the check runs, ``run=``);
 * ``Shape(answer, expected)``, ``Choice(answer, expected, options=...)``;
 * ``Grads({answer: tensor}, loss=...)``: hand-computed gradients, against the engine's;
 * ``Backward(answer, inputs=...)``: an operation the student wrote.
@@ -57,18 +58,20 @@ def _value(spec, given):
 
 class Value(Part):
     """A number or an array answer. ``at``: the answer is a function, judged by its values at
-    these points (``coords`` then names them by default, "x = 2.5")."""
+    these points (``coords`` then names them by default, "x = 2.5"). ``run``: the answer is a
+    piece of code (a function, a class), judged by the numbers ``run(given, answer)`` computes
+    with it (a misconception then gives the numbers a flawed piece computes)."""
 
-    def __init__(self, answer, expected, *, name=None, tol=1e-6, at=None, coords=None,
-                 misconceptions=(), rule=None, why=None, sizes=None, terms=None):
+    def __init__(self, answer, expected, *, name=None, tol=1e-6, at=None, run=None,
+                 coords=None, misconceptions=(), rule=None, why=None, sizes=None, terms=None):
         self.answers, self.expected, self.name, self.tol = (answer,), expected, name, tol
-        self.at, self.coords, self.misconceptions = at, coords, misconceptions
+        self.at, self.run, self.coords, self.misconceptions = at, run, coords, misconceptions
         self.rule, self.why, self.sizes, self.terms = rule, why, sizes, terms
 
     def judge(self, ident, values, given):
         answer = values[self.answers[0]]
         name = self.name or self.answers[0]
-        if not is_blank(answer) and self.at is not None:
+        if not is_blank(answer) and (self.at is not None or self.run is not None):
             answer = self._evaluate(answer, given, name)
             if isinstance(answer, CheckResult):
                 answer.exercise = ident
@@ -82,6 +85,8 @@ class Value(Part):
         return result
 
     def _evaluate(self, fn, given, name):
+        if self.run is not None:
+            return self._run(fn, given, name)
         points = _value(self.at, given)
         if not callable(fn):
             return CheckResult(False, f"{name} should be a function of x (e.g. lambda x: ...), "
@@ -92,6 +97,19 @@ class Value(Part):
         except Exception as e:          # the student's function: report it, never crash
             return CheckResult(False, f"Your {name} raised {type(e).__name__} on an array of "
                                f"points: {e}.", "error")
+
+    def _run(self, piece, given, name):
+        what = self.answers[0]
+        if not callable(piece):
+            return CheckResult(False, f"{what} should be a function (def ...), which the check "
+                               f"runs; yours is a {type(piece).__name__}.", "type")
+        try:
+            return self.run(given, piece)
+        except NotGiven:
+            raise
+        except Exception as e:          # the student's code: report it, never crash
+            return CheckResult(False, f"Your {what} raised {type(e).__name__} when the check "
+                               f"ran it: {e}.", "error")
 
 
 class Shape(Part):
@@ -236,10 +254,13 @@ class Backward(Part):
 
 class Exercise:
     """One exercise: its id ("02.3") and its parts. The check cell passes the answers in the
-    order of ``answer_names`` (the parts' answers, in order)."""
+    order of ``answer_names`` (the parts' answers, in order). ``builds_on``: the exercises
+    whose answers this one's answer uses (a student's engine built piece by piece); when it is
+    wrong and one of theirs, as the notebook holds it now, is wrong too, the check says to fix
+    that one first."""
 
-    def __init__(self, ident, *parts):
-        self.ident, self.parts = ident, parts
+    def __init__(self, ident, *parts, builds_on=()):
+        self.ident, self.parts, self.builds_on = ident, parts, tuple(builds_on)
         self.answer_names = tuple(a for p in parts for a in p.answers)
         if len(set(self.answer_names)) != len(self.answer_names):
             raise ValueError(f"exercise {ident}: an answer name appears twice in "
@@ -311,7 +332,48 @@ def check(ident, *answers, **named):
         return finish(CheckResult(False, f"Exercise {ident} is not set up yet: run the cells "
                                   f"above it first (the one that ends with given({ident!r}, "
                                   f"...)), then this one.", "not_set_up", ident))
-    return finish(combine(ident, ex.parts, results), [values[n] for n in names])
+    result = combine(ident, ex.parts, results)
+    if not result.ok and ex.builds_on:
+        _blame_earlier(result, earlier_not_right(ex))
+    return finish(result, [values[n] for n in names])
+
+
+def earlier_not_right(ex):
+    """The exercises ``ex`` builds on whose answers, as the notebook holds them now, are not
+    right (judged quietly: no attempt counted, nothing shown or logged). A blank answer is
+    not counted: the lesson then runs with its own stand-in."""
+    from .ladder import _ipython
+    ip = _ipython()
+    namespace = ip.user_ns if ip is not None else {}
+    wrong = []
+    for ident in ex.builds_on:
+        earlier = exercise(ident)
+        values = {n: namespace.get(n) for n in earlier.answer_names}
+        if all(is_blank(v) for v in values.values()):
+            continue
+        try:
+            results = [p.judge(ident, values, GIVEN.get(ident, Given()))
+                       for p in earlier.parts]
+        except Exception:             # not set up, or not judged here: not blamed
+            continue
+        if not all(r.ok for r in results):
+            wrong.append(ident)
+    return wrong
+
+
+def _blame_earlier(result, wrong):
+    """Name the earlier exercises in ``wrong`` first in ``result``'s hint."""
+    if not wrong:
+        return
+    many = len(wrong) > 1
+    listed = ", ".join(wrong[:-1]) + (" and " if many else "") + wrong[-1]
+    result.hint = (f"This exercise builds on exercise{'s' if many else ''} {listed}, whose "
+                   f"answer{'s are' if many else ' is'} not right yet: fix "
+                   f"{'them' if many else 'it'} first (run {'their' if many else 'its'} "
+                   f"check{'s' if many else ''} again to see what is wrong), then check this "
+                   f"one again. " + result.hint)
+    result.diagnosis = "earlier_exercise"
+    result.diagnoses = ["earlier_exercise"] + [d for d in result.diagnoses if d]
 
 
 def combine(ident, parts, results):
