@@ -31,7 +31,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Printed (inside double quotes in the shell) when `dot` is missing and cannot be installed.
 DOT_MISSING := Graphviz's \`dot\` program is missing: install it with \`sudo apt-get install graphviz\` (Debian/Ubuntu), \`brew install graphviz\` (macOS) or \`conda install graphviz\`; DOT text output works without it
 
-.PHONY: help demo test notebooks site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
+.PHONY: help demo test notebooks course site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
 
 # ---------------------------------------------------------------- help
 
@@ -54,8 +54,13 @@ $(VENV)/.installed-site: pyproject.toml | $(PY)
 	$(PIP) install -e '.[notebooks,site]'
 	@touch $@
 
+$(VENV)/.installed-course: pyproject.toml | $(PY)
+	$(PIP) install -e '.[notebooks,course]'
+	@touch $@
+
+# The course extra too: tests/exercises/test_course.py grades the lessons through nbgrader.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PIP) install -e '.[test,site]'
+	$(PIP) install -e '.[test,site,course]'
 	@# Parity tests need PyTorch; without it they are skipped locally, but CI must run them.
 	$(PIP) install $(TORCH_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(TORCH_REQ) for the parity tests" >&2; exit 1; fi; \
@@ -115,6 +120,12 @@ test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with 
 # containers and cloud machines often are root.
 notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
 	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
+
+# The lessons as an nbgrader course in $(COURSE)/ (docs/teaching.md): `make course LESSONS="01 02"`.
+COURSE ?= course
+LESSONS ?=
+course: $(VENV)/.installed-course   ## write the lessons as nbgrader assignments in course/source/ (docs/teaching.md)
+	$(PY) -m dagrad.exercises.course --course $(COURSE) $(LESSONS)
 
 site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (~4 min)
 	$(PY) website/build.py --out build/site

@@ -307,6 +307,13 @@ def check(ident, *answers, **named):
     """Judge the answers to exercise ``ident``: positionally in the order its definition
     lists them (``exercise(ident).answer_names``), or by name. Returns one ``CheckResult``
     for all its parts, shown in the cell (in Jupyter) and logged like every check."""
+    values = answer_values(ident, answers, named)
+    return finish(judge(ident, values), [values[n] for n in exercise(ident).answer_names])
+
+
+def answer_values(ident, answers, named):
+    """{answer name: value} of a check call's answers (positional, in the definition's order,
+    or named)."""
     ex = exercise(ident)
     names = ex.answer_names
     if len(answers) > len(names):
@@ -323,19 +330,27 @@ def check(ident, *answers, **named):
     if missing:
         raise TypeError(f"check({ident!r}, ...) needs the answers {', '.join(names)} in this "
                         f"order; missing: {', '.join(missing)}")
-    if all(is_blank(values[n]) for n in names):
-        return finish(CheckResult(False, NOT_ANSWERED, "not_answered", ident))
+    return values
+
+
+def judge(ident, values):
+    """The verdict on ``values`` ({answer name: value}) against exercise ``ident`` as set up
+    by ``given``, not counted, logged or shown (``check`` does that). ``result.parts`` holds
+    each part's own verdict, in the order of the definition."""
+    ex = exercise(ident)
+    if all(is_blank(values[n]) for n in ex.answer_names):
+        return CheckResult(False, NOT_ANSWERED, "not_answered", ident)
     g = GIVEN.get(ident, Given())
     try:
         results = [part.judge(ident, values, g) for part in ex.parts]
     except NotGiven:
-        return finish(CheckResult(False, f"Exercise {ident} is not set up yet: run the cells "
-                                  f"above it first (the one that ends with given({ident!r}, "
-                                  f"...)), then this one.", "not_set_up", ident))
+        return CheckResult(False, f"Exercise {ident} is not set up yet: run the cells above "
+                           f"it first (the one that ends with given({ident!r}, ...)), then "
+                           f"this one.", "not_set_up", ident)
     result = combine(ident, ex.parts, results)
     if not result.ok and ex.builds_on:
         _blame_earlier(result, earlier_not_right(ex))
-    return finish(result, [values[n] for n in names])
+    return result
 
 
 def earlier_not_right(ex):
@@ -383,6 +398,7 @@ def combine(ident, parts, results):
         r.exercise = ident
     _swapped_parts(results)
     if len(results) == 1:
+        results[0].parts = [results[0]]
         return results[0]
     ok = all(r.ok for r in results)
     wrong = [r for r in results if not r.ok and r.diagnosis != "not_answered"]
@@ -402,11 +418,13 @@ def combine(ident, parts, results):
         return "\n".join(texts) or None
     table = next((r.table for r in results if r.table), None)
     picture = next((r.picture for r in results if r.picture is not None), None)
-    return CheckResult(ok, "\n".join(lines), diagnosis, ident, table, picture,
-                       stronger=joined("stronger"), right=joined("right"), why=joined("why"),
-                       secrets=[s for r in wrong for s in r.secrets],
-                       diagnoses=[d for r in wrong for d in r.diagnoses],
-                       yours=[s for r in results for s in r.yours])
+    result = CheckResult(ok, "\n".join(lines), diagnosis, ident, table, picture,
+                         stronger=joined("stronger"), right=joined("right"), why=joined("why"),
+                         secrets=[s for r in wrong for s in r.secrets],
+                         diagnoses=[d for r in wrong for d in r.diagnoses],
+                         yours=[s for r in results for s in r.yours])
+    result.parts = results
+    return result
 
 
 def _swapped_parts(results):
