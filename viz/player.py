@@ -88,7 +88,24 @@ _SCRIPT = """
     if (!step) return;
     stop(); show(current + step); e.preventDefault();
   }});
+  // The frame's text takes the height of the tallest frame's at this width, so stepping never
+  // moves the zoom buttons and the picture when one frame's text wraps onto more lines.
+  var lines = [title, formula, numbers], width = -1;
+  function reserve() {{
+    if (root.clientWidth === width) return;
+    width = root.clientWidth;
+    var tallest = lines.map(function (el) {{ el.style.minHeight = ""; return 0; }});
+    frames.forEach(function (f) {{
+      lines.forEach(function (el, k) {{
+        el.textContent = f[k + 1]; tallest[k] = Math.max(tallest[k], el.offsetHeight);
+      }});
+    }});
+    lines.forEach(function (el, k) {{ el.style.minHeight = tallest[k] + "px"; }});
+    show(current);
+  }}
   show(0);
+  reserve();
+  if ("ResizeObserver" in window) new ResizeObserver(reserve).observe(root);
   // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when at
   // least half of it (or of the screen, for a tall one) comes into view, unless the reader is
   // typing (a text box, a notebook cell's editor), another picture in view has the focus, or
