@@ -1,0 +1,188 @@
+"""The site read as a person reads it, in headless Chromium: the pictures' controls look like
+buttons under the Material theme, every lesson page offers its notebook for download (and the
+file is the lesson), on a phone (390 x 844) a player keeps its buttons on one row and its
+slider across the player, no label of a picture is under 8 px unless the picture scrolls inside
+its box, stepping a player never moves its picture, and the search shows formulas as text, not
+TeX. Screenshots are kept in test-artifacts/site/."""
+import json
+import re
+
+import pytest
+
+from website import build as site_build
+
+from .browsing import HEIGHT, PHONE, SHOTS, open_page, watched_page
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+MIN_PHONE_LABEL_PX = 8
+
+# JavaScript over a page.
+BUTTONS = """() => Array.from(document.querySelectorAll(".vz-viewer button")).map(b => {
+    const s = getComputedStyle(b), seen = c => !/^rgba\\(.*,\\s*0\\)$/.test(c);
+    return {text: b.textContent.trim(),
+            border: parseFloat(s.borderTopWidth) > 0 && s.borderTopStyle !== "none"
+                    && seen(s.borderTopColor),
+            background: seen(s.backgroundColor)};
+  })"""
+# Each player's controls: the buttons' tops and heights, the counter's top, the slider's width
+# against the row's, and the zoom buttons' tops.
+CONTROLS = """() => Array.from(document.querySelectorAll(".vz-player")).map(p => {
+    const row = p.querySelector(".vz-controls"), rect = e => e.getBoundingClientRect();
+    const buttons = Array.from(row.querySelectorAll("button"));
+    return {tops: buttons.map(b => rect(b).top).concat([rect(row.querySelector(".vz-count")).top]),
+            heights: buttons.map(b => rect(b).height),
+            slider: rect(row.querySelector(".vz-slider")).width, row: row.clientWidth,
+            zoom: Array.from(p.querySelectorAll(".vz-zoom button")).map(b => rect(b).top)};
+  })"""
+# Each picture: its smallest label in CSS px as shown, and whether it scrolls inside its box.
+LABELS = """() => Array.from(document.querySelectorAll(".vz-viewer")).map(v => {
+    const view = v.querySelector(".vz-view");
+    const sizes = Array.from(view.querySelectorAll("svg text")).map(
+      t => parseFloat(t.getAttribute("font-size")) * t.getScreenCTM().a);
+    return {smallest: Math.min(...sizes),
+            scrolls: view.scrollWidth > view.clientWidth + 1
+                     || view.scrollHeight > view.clientHeight + 1};
+  })"""
+# The images of graphs (the home page's): shown width, and whether their paragraph scrolls.
+GRAPH_IMAGES = """() => Array.from(document.querySelectorAll("img[src$='.svg']")).map(i => ({
+    src: i.getAttribute("src"), width: i.getBoundingClientRect().width,
+    scrolls: i.parentElement.scrollWidth > i.parentElement.clientWidth + 1}))"""
+# Step each player through every frame with its slider: where its zoom buttons are, per frame.
+ZOOM_ROW_PER_FRAME = """() => Array.from(document.querySelectorAll(".vz-player")).map(p => {
+    const slider = p.querySelector(".vz-slider"), zoom = p.querySelector(".vz-zoom");
+    const tops = [];
+    for (let i = 0; i <= +slider.max; i++) {
+      slider.value = i; slider.dispatchEvent(new Event("input"));
+      tops.push(zoom.getBoundingClientRect().top - p.getBoundingClientRect().top);
+    }
+    slider.value = 0; slider.dispatchEvent(new Event("input"));
+    return tops;
+  })"""
+SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def lessons_showing(site, marker):
+    """The lessons whose page holds ``marker`` (a class of the pictures)."""
+    return [lesson for lesson in site_build.lessons()
+            if marker in (site / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")]
+
+
+def test_every_control_of_a_picture_looks_like_a_button(site, served):
+    """Material resets a <button> to bare text: prev / play / next, fit / zoom and a quiz's
+    check / show must have their border or background back."""
+    seen = 0
+    with watched_page(served) as (page, problems):
+        for lesson in lessons_showing(site, "vz-viewer"):
+            open_page(page, f"{served}lessons/{lesson.stem}.html")
+            for button in page.evaluate(BUTTONS):
+                assert button["border"] or button["background"], (lesson.stem, button)
+                seen += 1
+        assert not problems, problems
+    assert seen >= 20, "the lessons' pictures have lost their buttons"
+
+
+def test_every_lesson_page_offers_its_notebook(site, served, tmp_path):
+    """A visible link in the first screen of each lesson page downloads the lesson as a
+    notebook: the same cells, the same kernel."""
+    with watched_page(served) as (page, problems):
+        for lesson in site_build.lessons():
+            open_page(page, f"{served}lessons/{lesson.stem}.html")
+            link = page.locator("a.dg-download")
+            assert link.count() == 1 and link.is_visible(), lesson.stem
+            box = link.bounding_box()
+            assert box["y"] + box["height"] <= HEIGHT, (lesson.stem, "below the first screen")
+            assert f"{lesson.name}" in link.inner_text()
+            with page.expect_download() as download:
+                link.click()
+            saved = tmp_path / lesson.name
+            download.value.save_as(saved)
+            got, want = (json.loads(p.read_text(encoding="utf-8")) for p in (saved, lesson))
+            assert [c["source"] for c in got["cells"]] == [c["source"] for c in want["cells"]]
+            assert got["metadata"]["kernelspec"] == want["metadata"]["kernelspec"]
+        assert not problems, problems
+
+
+def test_on_a_phone_players_keep_one_row_of_buttons_and_labels_stay_readable(site, served):
+    """At 390 px: each player's prev / play / next and its counter on one row, none wrapped
+    onto two lines, its slider across the player, its zoom buttons on one row; every picture
+    opens with labels of at least 8 px or scrolls inside its box; no page scrolls sideways."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    players = 0
+    with watched_page(served, *PHONE) as (page, problems):
+        for lesson in lessons_showing(site, "vz-viewer"):
+            open_page(page, f"{served}lessons/{lesson.stem}.html")
+            assert page.evaluate(SIDEWAYS) <= 0, (lesson.stem, "scrolls sideways")
+            for p in page.evaluate(CONTROLS):
+                assert max(p["tops"]) - min(p["tops"]) < 2, (lesson.stem, "buttons wrap", p)
+                assert max(p["heights"]) - min(p["heights"]) < 2, (lesson.stem, "a label wraps", p)
+                assert p["slider"] >= 0.9 * p["row"], (lesson.stem, "the slider is short", p)
+                assert max(p["zoom"]) - min(p["zoom"]) < 2, (lesson.stem, "zoom buttons wrap", p)
+                players += 1
+            for picture in page.evaluate(LABELS):
+                assert picture["smallest"] >= MIN_PHONE_LABEL_PX or picture["scrolls"], \
+                    (lesson.stem, picture)
+            if lesson.stem == "02_backpropagation":
+                controls = page.locator(".vz-player .vz-controls").first
+                controls.scroll_into_view_if_needed()
+                page.evaluate("() => window.scrollBy(0, -100)")     # below the page's header
+                page.screenshot(path=str(SHOTS / "phone_lesson_02_player.png"))
+        open_page(page, served + "index.html")
+        assert page.evaluate(SIDEWAYS) <= 0, "the home page scrolls sideways"
+        for image in page.evaluate(GRAPH_IMAGES):
+            smallest = smallest_label_px(site / image["src"], image["width"])
+            assert smallest >= MIN_PHONE_LABEL_PX or image["scrolls"], (image, smallest)
+        page.locator("img[src$='.svg']").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "phone_home_graph.png"))
+        assert not problems, problems
+    assert players >= 3, "the lessons' players are missing from the site"
+
+
+def smallest_label_px(svg_path, shown_width):
+    """The smallest label of an SVG image (from dot) in CSS px when shown ``shown_width`` px
+    wide: its font size in the picture's units times the picture's scale."""
+    svg = svg_path.read_text(encoding="utf-8")
+    view_width = float(re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg).group(1))
+    fonts = [float(f) for f in re.findall(r'font-size="([\d.]+)"', svg)]
+    return min(fonts) * shown_width / view_width
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), PHONE], ids=["1280px", "phone"])
+def test_stepping_a_player_never_moves_its_picture(site, served, width, height):
+    """A frame's text (title, formula, numbers) may wrap onto more lines than the one before:
+    the zoom buttons, and the picture under them, stay where they are through every frame."""
+    with watched_page(served, width, height) as (page, problems):
+        for lesson in lessons_showing(site, "vz-player"):
+            open_page(page, f"{served}lessons/{lesson.stem}.html")
+            for k, tops in enumerate(page.evaluate(ZOOM_ROW_PER_FRAME)):
+                assert max(tops) - min(tops) < 1, (lesson.stem, f"player {k}", tops)
+        assert not problems, problems
+
+
+TEX = re.compile(r"\\[A-Za-z]+|\$[^$\s][^$]*\$")
+CODE = re.compile(r"<pre>.*?</pre>|<code>.*?</code>", re.S)
+
+
+def test_search_shows_formulas_as_text(site, served):
+    """The search index holds the lessons' text with their formulas written as characters
+    (website/plain_math.py), and a search for a formula-heavy topic lists snippets without
+    TeX."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    lessons = [doc for doc in index["docs"] if doc["location"].startswith("lessons/")]
+    assert lessons
+    for doc in lessons:
+        prose = CODE.sub(" ", doc["text"])
+        found = TEX.search(prose)
+        assert found is None, (doc["location"], prose[max(0, found.start() - 80):found.end() + 80])
+    assert any("cₜ" in doc["text"] for doc in lessons), "the LSTM's c_t is not in the index"
+    with watched_page(served) as (page, problems):
+        open_page(page, served + "index.html")
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator("input.md-search__input").fill("forget gate")
+        results = page.locator(".md-search-result__item")
+        results.first.wait_for()
+        text = page.locator(".md-search-result").inner_text()
+        page.screenshot(path=str(SHOTS / "search_forget_gate.png"))
+        assert "forget" in text.lower()
+        assert not TEX.search(text), text[:2000]
+        assert not problems, problems
