@@ -31,6 +31,7 @@ def run_with(path, sections, tmp_path):
     return grouped
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_solutions_pass_every_check(path, tmp_path):
     sections = harness.read_sections(harness.solutions_path(path))
@@ -39,6 +40,7 @@ def test_solutions_pass_every_check(path, tmp_path):
     assert not failed, f"checks that reject the solutions: {failed}"
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_wrong_answers_fail_every_check(path, tmp_path):
     sections = harness.read_sections(harness.wrong_answers_path(path))

@@ -71,6 +71,7 @@ def cells(path):
     return [(kind, text) for kind, text, _ in tagged_cells(path)]
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
     """The blank notebook runs (raises CellExecutionError, with the cell and traceback, on any
@@ -79,7 +80,7 @@ def test_notebook_runs(path, tmp_path):
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
     records = harness.execute(nb, tmp_path / "checks.jsonl")
-    site_build.keep_executed(nb, path)           # tests/test_site.py builds the site from it
+    site_build.keep_executed(nb, path)           # tests/site/ builds the site from it
     assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
         "every exercise's check cell calls a check with exercise=<its id>, and no other id"
     answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]

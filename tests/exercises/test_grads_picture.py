@@ -5,6 +5,8 @@ import html
 import pathlib
 import re
 
+import pytest
+
 from dagrad.exercises import check_grads
 from dagrad.viz.player import page
 
@@ -66,6 +68,7 @@ def test_a_right_answer_has_its_picture_too():
     assert r.svg.count("right</text>") >= 3 and RED not in r.svg
 
 
+@pytest.mark.browser
 def test_the_picture_reads_right_in_chromium(tmp_path):
     r = wrong_W_and_h()
     path = tmp_path / "check.html"

@@ -1,6 +1,8 @@
 """viz.player(frames, quiz=True): in each backward frame the δ's the operation sends stay
 hidden until typed; right answers are marked right, wrong ones wrong (in words) with the right
 value and the local rule. Checked in headless Chromium; screenshots in test-artifacts/viz/."""
+import pytest
+
 from dagrad import viz
 from dagrad.viz.quiz import LOCAL_RULES, questions
 
@@ -38,6 +40,7 @@ def test_questions_carry_the_rule_with_its_numbers():
     assert "vz-quiz" not in viz.player(viz.steps(y, names=names)).html
 
 
+@pytest.mark.browser
 def test_a_wrong_value_is_marked_wrong_and_a_right_one_right_in_chromium(tmp_path):
     with browser_page() as page:
         open_page(page, tmp_path, quiz_player(), "quiz")
@@ -96,6 +99,7 @@ def test_a_wrong_value_is_marked_wrong_and_a_right_one_right_in_chromium(tmp_pat
         assert "δ 2.169" in gradients_seen(page)
 
 
+@pytest.mark.browser
 def test_the_tolerance_is_one_percent(tmp_path):
     with browser_page() as page:
         open_page(page, tmp_path, quiz_player(), "quiz")
