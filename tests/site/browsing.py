@@ -48,7 +48,10 @@ def watched_page(base, width=WIDTH, height=HEIGHT):
         problems = []
         page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
         page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
-        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} {r.failure}"))
+        # a request the browser cancels (net::ERR_ABORTED: the favicon of a page left while it
+        # loads) is not the site failing; anything else is
+        page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")
+                and problems.append(f"failed: {r.url} {r.failure}"))
 
         def outside(route):
             problems.append(f"fetched from elsewhere: {route.request.url}")
