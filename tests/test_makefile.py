@@ -9,13 +9,15 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def recipe(target, *overrides):
-    """The commands `make target` would run, printed instead of run (PY=echo), with the
-    installation step taken as done."""
+def recipe(target, *overrides, dry=False):
+    """The commands `make target` would run, printed instead of run (PY=echo; with ``dry``,
+    make's own listing of the commands, silenced ones included), with the installation steps
+    taken as done."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    result = subprocess.run(["make", "-s", "-o", ".venv/.installed-demo", "-o",
-                             ".venv/.installed-site", target, "PY=echo", *overrides],
+    result = subprocess.run(["make", "-n" if dry else "-s", "-o", ".venv/.installed-demo", "-o",
+                             ".venv/.installed-site", "-o", ".venv/.installed-test", target,
+                             "PY=echo", *overrides],
                             cwd=ROOT, capture_output=True, text=True, check=True, timeout=60)
     return result.stdout
 
@@ -28,5 +30,27 @@ def test_make_notebooks_allows_root_exactly_when_run_as_root():
     assert ("--allow-root" in command) == (os.geteuid() == 0), command
 
 
+def test_make_notebooks_turns_jupyterlabs_news_off_in_the_venv():
+    """JupyterLab's "get notified about official Jupyter news?" pop-up covers a corner of every
+    screen until answered; make notebooks turns it off in .venv's own settings."""
+    command = recipe("notebooks", dry=True)
+    assert ("-m jupyter labextension disable --level=sys_prefix "
+            "@jupyterlab/apputils-extension:announcements") in command
+
+
 def test_make_site_builds_into_build_site():
-    assert "website/build.py --out build/site" in recipe("site")
+    assert "-m website.build --out build/site" in recipe("site")
+
+
+def test_make_quick_leaves_out_the_lessons_the_site_and_the_browser():
+    command = recipe("quick")
+    assert "-m pytest -n 2 -q -m not lesson and not site and not browser tests" in command
+
+
+def test_no_recipe_echoes_an_error_line():
+    """make echoes a recipe line before running it unless it starts with @: a line that can
+    print "error: ..." when something fails would show that text in every passing log."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    echoed = [line for line in text.splitlines()
+              if line.startswith("\t") and not line.startswith("\t@") and "error:" in line]
+    assert echoed == []
