@@ -6,16 +6,18 @@ is accepted, a GPU is refused with one clear error (see ``autograd/device.py``).
 import numpy as np
 
 from .args import size_arg
+from .default_dtype import DEFAULT, float_dtype as _float_dtype
 from .device import check_device
 from .random import generator, numpy_generator
 from .scalars import check_python_int, checked_fill_value
-from .tensor import DEFAULT_DTYPE, Tensor, raw_data
+from .tensor import Tensor, raw_data
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a copy of ``data`` (number, nested list, ndarray or Tensor).
 
-    Python floats give float32, Python ints int64, bools bool; ndarrays keep their dtype.
+    Python floats give the default dtype (float32 unless ``set_default_dtype``), Python ints
+    int64, bools bool; ndarrays keep their dtype.
     """
     check_device(device, "tensor")
     if isinstance(data, Tensor):
@@ -23,6 +25,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a Tensor (PyTorch's ``torch.as_tensor``): a Tensor passes through (converted
+    when ``dtype`` differs), anything else is wrapped, sharing an ndarray's memory. ``device``
+    can only be the CPU."""
+    if device is not None:
+        check_device(device, "as_tensor")
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
+    return Tensor(data, dtype=dtype)
 
 
 def legacy_new(dtype, *args, device=None):
@@ -85,10 +98,6 @@ def from_numpy(array):
     return Tensor._make(array, None)
 
 
-def _float_dtype(dtype):
-    return np.dtype(DEFAULT_DTYPE if dtype is None else dtype)
-
-
 def _new(array, requires_grad, device, op):
     check_device(device, op)
     return Tensor(array, requires_grad=requires_grad)
@@ -117,7 +126,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A tensor of shape ``size`` filled with ``fill_value``."""
     if dtype is None:
         dtype = np.asarray(check_python_int(fill_value, "full")).dtype
-        dtype = DEFAULT_DTYPE if dtype == np.float64 else np.int64 if dtype == np.uint64 else dtype
+        dtype = DEFAULT.dtype if dtype == np.float64 else np.int64 if dtype == np.uint64 else dtype
     fill_value = checked_fill_value(fill_value, dtype, "full")
     return _new(np.full(size_arg((size,), "full"), fill_value, np.dtype(dtype)), requires_grad,
                 device, "full")
@@ -175,7 +184,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
                            f"{'down' if step > 0 else 'up'} give step={-step}")
     integral = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     if dtype is None:
-        dtype = np.int64 if integral else DEFAULT_DTYPE
+        dtype = np.int64 if integral else DEFAULT.dtype
     dtype = np.dtype(dtype)
     if integral:
         values = np.arange(start, end, step, dtype=np.int64).astype(dtype)
@@ -253,13 +262,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise ValueError("normal: std must be >= 0")
     if dtype is None:
         given = [m.dtype for m in (mean, std) if isinstance(m, Tensor)]
-        dtype = np.result_type(*given) if given else DEFAULT_DTYPE
+        dtype = np.result_type(*given) if given else DEFAULT.dtype
     values = _rng(generator).normal(means, stds, shape).astype(dtype)
     return _new(values, requires_grad, device, "normal")
 
 
 def randint(low, high=None, size=(), dtype=None, device=None, generator=None):
-    """Random integers in [low, high) (or [0, low) when ``high`` is omitted), int64."""
+    """Random integers in [low, high), int64, as ``torch.randint``: ``randint(low, high,
+    size)``, or ``randint(high, size)`` for [0, high)."""
+    if isinstance(high, (tuple, list)) and size == ():       # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if low >= high:

@@ -44,13 +44,14 @@ import inspect
 
 import numpy as np
 
+from .convert import as_array
+from .default_dtype import DEFAULT
 from .scalars import check_python_int, checked_fill_value, wrapped_int
-from .tensor import DEFAULT_DTYPE, Tensor, as_array, raw_data
+from .tensor import Tensor, raw_data
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
 _BOOL, _INT64 = np.dtype(np.bool_), np.dtype(np.int64)
-_DEFAULT = np.dtype(DEFAULT_DTYPE)
 
 
 def category(dtype):
@@ -86,7 +87,7 @@ def _scalar_dtype(x):
     if isinstance(x, (int, np.integer)):
         return _INT64
     if isinstance(x, (float, np.floating, np.bool_)):
-        return _DEFAULT
+        return DEFAULT.dtype
     return None
 
 
@@ -145,7 +146,7 @@ def promote(*operands, to_float=False, op="promote", checked=False):
     except TypeError:
         return operands      # not numbers: the operation itself reports what is wrong
     if to_float and category(dtype) < FLOATING:
-        dtype = _DEFAULT
+        dtype = DEFAULT.dtype
     if not any(isinstance(x, (Tensor, np.ndarray)) for x in operands):
         return tuple(None if x is None else np.asarray(x, dtype) for x in operands)
     if checked and dtype.kind in "iu":
@@ -158,7 +159,7 @@ def _convert(x, dtype):
     if isinstance(x, Tensor):
         if x._data.dtype == dtype:
             return x
-        from .ops.elementwise import cast
+        from .ops.cast import cast
         return cast(x, dtype)
     if isinstance(x, np.ndarray):
         return x if x.dtype == dtype else x.astype(dtype)
@@ -348,13 +349,14 @@ def promote_power(op, inputs):
 
 @guarded_by(float_first)
 def to_float(op, inputs):
-    """Rule ``to_float``: an integer or bool first input is computed in float32."""
+    """Rule ``to_float``: an integer or bool first input is computed in the default dtype
+    (float32 unless ``set_default_dtype``)."""
     x = inputs[0]
     # A number keeps its full precision (a backward formula's log(2) must stay float64; as a
     # 0-d value it never raises a tensor's precision anyway); integers become float32.
     array = x._data if isinstance(x, Tensor) else np.asarray(x)
     if array.dtype.kind != "f":
-        array = array.astype(_DEFAULT)
+        array = array.astype(DEFAULT.dtype)
     inputs = (Tensor._make(array, None),) + tuple(inputs[1:])
     return inputs, arrays_of(inputs)
 

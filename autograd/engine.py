@@ -18,13 +18,15 @@ import threading
 
 import numpy as np
 
-from .function import (RELEASED, Function, LazyGrad, _check_finite, differentiable_backward,
-                       hook_name, is_finite, unbroadcast)
+from .anomaly import check_finite, hook_name, is_finite
+from .convert import as_array
+from .function import RELEASED, Function, differentiable_backward, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .graph import consumers
-from .tensor import Tensor, as_array
+from .lazy_grads import LazyGrad
+from .tensor import Tensor
 from .versions import WRITES, check_unchanged
-from .ops.elementwise import cast
+from .ops.cast import cast
 from .xp import tensor_namespace
 
 
@@ -203,7 +205,7 @@ class BackwardPass:
         if type(in_grads) is not tuple:
             in_grads = (in_grads,)
         if self.anomaly:
-            _check_finite(node, in_grads, "backward")
+            check_finite(node, in_grads, "backward")
         if self.observer is not None:
             self.observe(node, in_grads)
         return in_grads

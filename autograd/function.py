@@ -9,9 +9,15 @@ stands beside the forward computation::
             ctx.save(a, b)               # what backward needs
             return a * b
 
+        rules = {"a": "δ_a = δ_out · b", "b": "δ_b = δ_out · a"}
+
         def backward(ctx, grad):         # dL/dz in, one dL/d(input) per input out
             a, b = ctx.saved
             return grad * b, grad * a
+
+``rules`` states the local rule per input in the lessons' notation (δ is ∂L/∂·), the one
+statement of the derivative that the quiz, foreign graphs and ``check_backward`` read
+(``autograd/rules.py`` gives its form).
 
 The contract between an operation and the engine:
 
@@ -41,12 +47,14 @@ So a formula may use operators and ``ctx.xp.<function>`` but never call NumPy di
 """
 import numpy as np
 
-from .blas import product
+from .accumulate_grad import next_functions
+from .anomaly import check_finite
+from .errors import describe_failure, real_result
 from .grad_mode import STATE
+from .lazy_grads import LazyGrad
 from .recording import note_values
 from .sums import sum_leading
-from .tensor import (REAL_KINDS, Tensor, as_array, make_tensor, new_object, not_real_message,
-                     raw_data)
+from .tensor import Tensor, make_tensor, new_object
 from .versions import WRITES
 from .xp import NUMPY
 
@@ -103,6 +111,7 @@ class Function:
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
+        rules: the local rule per input, ``{"a": "δ_a = δ_out · b", ...}`` (``rules.py``).
     """
 
     __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
@@ -117,6 +126,7 @@ class Function:
     xp = NUMPY
     returns_view = False
     dtype_rule = None
+    rules = {}
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named
@@ -147,6 +157,11 @@ class Function:
     def differentiable(self):
         """True inside ``create_graph=True``: backward runs on Tensors and is recorded."""
         return self.xp is not NUMPY
+
+    @property
+    def next_functions(self):
+        """PyTorch's ``grad_fn.next_functions``: ``(node, 0)`` per input (``accumulate_grad``)."""
+        return next_functions(self)
 
     @property
     def name(self):
@@ -183,9 +198,9 @@ class Function:
         try:                                                                    # 2. forward
             out = ctx.forward(*arrays, **attrs)
         except (ValueError, TypeError) as e:
-            raise type(e)(_describe_failure(ctx.name, arrays, e)) from None
+            raise type(e)(describe_failure(ctx.name, arrays, e)) from None
         if type(out) is not np.ndarray or (dt := out.dtype) is not _F32 and dt is not _F64:
-            out = _real_result(ctx, out, arrays)    # (float32 and float64 compared first:
+            out = real_result(ctx, out, arrays)    # (float32 and float64 compared first:
                                                     # reading dtype.kind costs 1% of an op)
         state = STATE
         if state.plain:               # grad mode on, nothing to note (one thread-local read)
@@ -246,7 +261,7 @@ class Function:
         if state.module is not None:
             ctx.module = state.module
         if state.anomaly:
-            _check_finite(ctx, result._data, "forward", state.hook)
+            check_finite(ctx, result._data, "forward", state.hook)
         if state.values and result.grad_fn is ctx:
             note_values(ctx, inputs, result._data, attrs)
 
@@ -274,8 +289,11 @@ def unbroadcast(grad, shape):
     fed contributes to its gradient, so the gradient is the sum over the broadcast axes: the
     leading axes broadcasting added, and the axes where ``shape`` has size 1. Works on ndarrays
     and on Tensors alike. The engine calls it on every gradient an operation returns, so this
-    is the one place the library undoes broadcasting.
+    is the one place the library undoes broadcasting. A compact gradient of the fast path
+    (``lazy_grads.py``) becomes its array first.
     """
+    if isinstance(grad, LazyGrad):
+        grad = grad.dense()
     if grad.shape == shape:
         return grad
     lead = len(grad.shape) - len(shape)
@@ -321,160 +339,3 @@ def _saved_as_tensors(node):
         else:
             result.append(Tensor._make(s, None) if isinstance(s, np.ndarray) else s)
     return tuple(result)
-
-
-class LazyGrad:
-    """A gradient kept in a compact form until the engine needs it as an array.
-
-    A fast-path backward may return one instead of an ndarray. The engine adds lazy gradients
-    cheaply (``add_to`` a buffer in place, or ``merge`` two into one) and turns the total into
-    an ndarray (``dense``) before any backward formula, hook, observer or ``.grad`` sees it.
-    The engine owns the lazy gradients it receives and may change them.
-    """
-
-    __slots__ = ()
-
-    def dense(self):                 # pragma: no cover - every kind overrides it
-        raise NotImplementedError
-
-    def add_to(self, buffer):
-        """``buffer += self`` in place."""
-        buffer += self.dense()
-
-    def merge(self, other):
-        """self + other as one lazy gradient, or None when they do not combine."""
-        return None
-
-
-class SliceGrad(LazyGrad):
-    """The gradient of a basic-slice read ``y = x[index]`` (ints, slices, None, Ellipsis): zero
-    everywhere except ``values`` at ``index``.
-
-    ``GetItem``'s fast-path backward returns one instead of a full-size array, and the engine
-    adds it into the input's gradient buffer in place, in O(size of the slice). Reading a long
-    tensor slice by slice (the time steps of a recurrent network, the gates of an LSTM) then
-    costs O(total size) in backward instead of one full-size array per slice.
-    """
-
-    __slots__ = ("values", "index", "shape")
-
-    def __init__(self, values, index, shape):
-        self.values, self.index, self.shape = values, index, shape
-
-    @property
-    def dtype(self):
-        return np.result_type(self.values)
-
-    def dense(self):
-        out = np.zeros(self.shape, dtype=self.dtype)
-        out[self.index] = self.values
-        return out
-
-    def add_to(self, buffer):
-        buffer[self.index] += self.values
-
-
-class ProductGrad(LazyGrad):
-    """The gradient Σₖ Aₖᵀ Bₖ of a weight used by several matrix products (an RNN's Wₕₕ at
-    every time step: Aₖ = dL/d(output of product k), Bₖ = its input), kept as its factors.
-
-    Merging two only joins their lists, so the engine computes the total once, as one large
-    product [A₁; A₂; …]ᵀ [B₁; B₂; …], instead of one small product per use plus one full-size
-    addition each. The factors stay alive until then (for an RNN, one step's gate gradient and
-    state per step).
-    """
-
-    __slots__ = ("lefts", "rights")
-
-    def __init__(self, left, right):
-        self.lefts, self.rights = [left], [right]
-
-    @property
-    def shape(self):
-        return self.lefts[0].shape[1:] + self.rights[0].shape[1:]
-
-    @property
-    def dtype(self):
-        return np.result_type(self.lefts[0], self.rights[0])
-
-    def dense(self):
-        if len(self.lefts) == 1:
-            return product(self.lefts[0].T, self.rights[0])
-        return product(np.concatenate(self.lefts).T, np.concatenate(self.rights))
-
-    def merge(self, other):
-        if type(other) is not ProductGrad:
-            return None
-        self.lefts += other.lefts
-        self.rights += other.rights
-        return self
-
-
-def _real_result(ctx, out, arrays):
-    """``out`` as an ndarray of real numbers; TypeError naming the operation otherwise (e.g.
-    a complex constant mixed into x)."""
-    out = np.asarray(out)
-    if out.dtype.kind not in REAL_KINDS:
-        described = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in arrays)
-        raise TypeError(f"{ctx.name}: its result would have dtype {out.dtype} (inputs: "
-                        f"{described}): {not_real_message(out.dtype)}")
-    return out
-
-
-def _describe_failure(name, arrays, error):
-    """An error message naming the operation and its input shapes/dtypes; NumPy's broadcasting
-    failure is said as PyTorch says it (which dimension, which sizes)."""
-    described = ", ".join(f"{np.shape(a)} {getattr(a, 'dtype', type(a).__name__)}"
-                          for a in arrays)
-    if "could not be broadcast" not in str(error):      # not about shapes: no shape advice
-        return f"{name}: {error} (inputs: {described})"
-    error = _broadcast_mismatch([np.shape(a) for a in arrays]) or error
-    return (f"{name}: {error} (inputs: {described}). Check the shapes: broadcasting aligns "
-            f"trailing dimensions, which must be equal or 1; reshape or unsqueeze an operand.")
-
-
-def _broadcast_mismatch(shapes):
-    """PyTorch's words for the first pair of sizes that cannot broadcast, or None."""
-    ndim = max(len(s) for s in shapes)
-    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
-    for dim in range(ndim):
-        sizes = [s[dim] for s in padded]
-        wide = [k for k, n in enumerate(sizes) if n != 1]
-        for k in wide[1:]:
-            if sizes[k] != sizes[wide[0]]:
-                a, b = "abcdefgh"[wide[0]], "abcdefgh"[k] if k < 8 else str(k)
-                return (f"the size of tensor {a} ({sizes[wide[0]]}) must match the size of "
-                        f"tensor {b} ({sizes[k]}) at non-singleton dimension {dim}")
-    return None
-
-
-def _check_finite(ctx, value, phase, hook=None):
-    """detect_anomaly: raise if ``value`` holds NaN or inf, naming the operation, the module
-    and, when it ran inside one, the user's hook."""
-    values = value if isinstance(value, (tuple, list)) else (value,)
-    for v in values:
-        if v is None:
-            continue
-        if isinstance(v, LazyGrad):
-            v = v.dense()
-        arr = raw_data(v)
-        if not is_finite(arr):
-            where = f" in {hook}" if hook else ""
-            where += f" (in module '{ctx.module}')" if ctx.module else ""
-            raise RuntimeError(
-                f"detect_anomaly: operation '{ctx.name}'{where} produced NaN or inf in its "
-                f"{phase} pass (output shape {np.shape(arr)}). Check its inputs: e.g. log of a "
-                f"non-positive number, division by zero or overflow of exp.")
-
-
-def is_finite(value):
-    """False if the array (or Tensor, or tuple of them) holds a NaN or an inf."""
-    if isinstance(value, (tuple, list)):
-        return all(is_finite(v) for v in value)
-    arr = as_array(value)
-    return not np.issubdtype(arr.dtype, np.inexact) or bool(np.all(np.isfinite(arr)))
-
-
-def hook_name(hook):
-    """A user hook as a message names it: its function's name, or its class's."""
-    return getattr(hook, "__qualname__", None) or type(hook).__name__

@@ -14,7 +14,7 @@ That is all ``engine.py`` does too; it adds hooks, ``.grad`` accumulation, anoma
 freeing saved values and its fast paths, each a named step. The operation table's tests check
 that the two agree on every operation, first and second order.
 """
-from .function import Function, LazyGrad, differentiable_backward, unbroadcast
+from .function import Function, differentiable_backward, unbroadcast
 from .grad_mode import set_grad_enabled
 from .xp import tensor_namespace
 
@@ -47,7 +47,7 @@ def grad(output, inputs, seed, create_graph=False):
                 if parent is None:
                     continue
                 if g is not None:
-                    g = unbroadcast(g.dense() if isinstance(g, LazyGrad) else g, shape)
+                    g = unbroadcast(g, shape)
                     grads[parent] = grads[parent] + g if parent in grads else g
                 consumers[parent] -= 1
                 if consumers[parent] == 0:

@@ -17,9 +17,10 @@ derivatives come from theirs:
 """
 import numpy as np
 
-from .ops import elementwise, indexing
+from .creation import as_tensor
+from .ops import cast, indexing
 from .size import Size
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor
 
 
 class SparseTensor:
@@ -150,7 +151,7 @@ class SparseTensor:
         dtype, _ = parse_to_args(args, kwargs, "SparseTensor.to")
         if dtype is None:
             return self
-        return SparseTensor(self._indices_array, elementwise.cast(self._values_tensor, dtype),
+        return SparseTensor(self._indices_array, cast.cast(self._values_tensor, dtype),
                             self._size, self._coalesced)
 
     def cpu(self):
@@ -159,6 +160,15 @@ class SparseTensor:
     def detach(self):
         return SparseTensor(self._indices_array, self._values_tensor.detach(), self._size,
                             self._coalesced)
+
+
+def as_dense_operand(x):
+    """The dense form of a sparse operand of ``dense + sparse`` / ``dense - sparse`` (PyTorch's
+    result is dense; the sparse values get their gradients through ``to_dense``). Called when
+    the operation refused ``x``: anything but a sparse tensor is re-raised as it was."""
+    if not isinstance(x, SparseTensor):
+        raise
+    return x.to_dense()
 
 
 def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requires_grad=False,
@@ -179,7 +189,7 @@ def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requi
         raise ValueError(f"sparse_coo_tensor: indices must be integers of shape (sparse_dim, "
                          f"nnz), got {index.dtype} of shape {tuple(index.shape)}")
     index = index.astype(np.int64)
-    values = as_tensor(values) if dtype is None else elementwise.cast(as_tensor(values), dtype)
+    values = as_tensor(values) if dtype is None else cast.cast(as_tensor(values), dtype)
     if values.ndim == 0 or values.shape[0] != index.shape[1]:
         raise ValueError(f"sparse_coo_tensor: values of shape {tuple(values.shape)} do not give "
                          f"one value per index column ({index.shape[1]} columns); values has "
@@ -239,9 +249,19 @@ def spmm(sparse, dense):
     return indexing.Unindex.apply(scaled, index=(rows,), shape=(sparse.shape[0], dense.shape[1]))
 
 
+def dense_spmm(dense, sparse):
+    """The dense product of a dense matrix (n, m) with a 2-D sparse tensor (m, p), as
+    PyTorch's ``dense @ sparse``: (Sᵀ Dᵀ)ᵀ, so it costs O(nnz · n) like ``spmm``."""
+    flipped = SparseTensor(sparse._indices_array[::-1], sparse._values_tensor,
+                           tuple(sparse.shape)[::-1])
+    return spmm(flipped, as_tensor(dense).transpose(0, 1)).transpose(0, 1)
+
+
 def mm(a, b):
-    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` is a sparse tensor."""
+    """``torch.mm``: a matrix product, sparse (spmm) when ``a`` or ``b`` is a sparse tensor."""
     if isinstance(a, SparseTensor):
         return spmm(a, b)
+    if isinstance(b, SparseTensor):
+        return dense_spmm(a, b)
     from .ops.linalg import matmul
     return matmul(a, b)

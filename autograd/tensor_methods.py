@@ -15,9 +15,11 @@ import numpy as np
 
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
+from . import sampling, sparse
 from .inplace import restride, write
 from .missing import install_missing
-from .ops import composed, diagonal, elementwise, indexing, linalg, reduction
+from .ops import (activation, arithmetic, cast, composed, diagonal, elementary, indexing, linalg,
+                  piecewise, reduction)
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .scalars import checked_fill_value
 from .tensor import Tensor, raw_data
@@ -134,61 +136,69 @@ class TensorMethods:
 
     # ---------------------------------------------------------------------- arithmetic
     def __add__(self, other):
-        return elementwise.Add.apply(self, other)
+        try:
+            return arithmetic.Add.apply(self, other)
+        except TypeError:       # dense + sparse is dense, as in PyTorch (free when not raised)
+            return arithmetic.Add.apply(self, sparse.as_dense_operand(other))
 
     def __radd__(self, other):
-        return elementwise.Add.apply(other, self)
+        return arithmetic.Add.apply(other, self)
 
     def __sub__(self, other):
-        return elementwise.Sub.apply(self, other)
+        try:
+            return arithmetic.Sub.apply(self, other)
+        except TypeError:
+            return arithmetic.Sub.apply(self, sparse.as_dense_operand(other))
 
     def __rsub__(self, other):
-        return elementwise.Sub.apply(other, self)
+        return arithmetic.Sub.apply(other, self)
 
     def __mul__(self, other):
-        return elementwise.Mul.apply(self, other)
+        return arithmetic.Mul.apply(self, other)
 
     def __rmul__(self, other):
-        return elementwise.Mul.apply(other, self)
+        return arithmetic.Mul.apply(other, self)
 
     def __truediv__(self, other):
-        return elementwise.Div.apply(self, other)
+        return arithmetic.Div.apply(self, other)
 
     def __rtruediv__(self, other):
-        return elementwise.Div.apply(other, self)
+        return arithmetic.Div.apply(other, self)
 
     def __pow__(self, exponent):
-        return elementwise.Pow.apply(self, exponent)
+        return arithmetic.Pow.apply(self, exponent)
 
     def __rpow__(self, base):
-        return elementwise.Pow.apply(base, self)
+        return arithmetic.Pow.apply(base, self)
 
     def __floordiv__(self, other):
-        return elementwise.FloorDivide.apply(self, other)
+        return arithmetic.FloorDivide.apply(self, other)
 
     def __rfloordiv__(self, other):
-        return elementwise.FloorDivide.apply(other, self)
+        return arithmetic.FloorDivide.apply(other, self)
 
     def __mod__(self, other):
-        return elementwise.Remainder.apply(self, other)
+        return arithmetic.Remainder.apply(self, other)
 
     def __rmod__(self, other):
-        return elementwise.Remainder.apply(other, self)
+        return arithmetic.Remainder.apply(other, self)
 
     def __matmul__(self, other):
+        if isinstance(other, sparse.SparseTensor):     # dense @ sparse is dense, as PyTorch
+            return sparse.dense_spmm(self, other)
         return linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
         return linalg.matmul(other, self)
 
     def __neg__(self):
-        return elementwise.Neg.apply(self)
+        return arithmetic.Neg.apply(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return elementwise.Abs.apply(self)
+        return piecewise.Abs.apply(self)
 
     # comparisons and logic: never differentiable; operands meet in their promoted dtype
     # (x == np.float64(0.1) compares in x's float32, as PyTorch)
@@ -284,43 +294,46 @@ class TensorMethods:
         return -self
 
     def exp(self):
-        return elementwise.Exp.apply(self)
+        return elementary.Exp.apply(self)
 
     def log1p(self):
-        return elementwise.log1p(self)
+        return elementary.log1p(self)
 
     def diag(self, diagonal=0):
         return composed.diag(self, diagonal)
 
     def log(self):
-        return elementwise.Log.apply(self)
+        return elementary.Log.apply(self)
+
+    def log10(self):
+        return composed.log10(self)
 
     def sqrt(self):
-        return elementwise.Sqrt.apply(self)
+        return elementary.Sqrt.apply(self)
 
     def rsqrt(self):
-        return 1 / elementwise.Sqrt.apply(self)
+        return 1 / elementary.Sqrt.apply(self)
 
     def abs(self):
-        return elementwise.Abs.apply(self)
+        return piecewise.Abs.apply(self)
 
     def sin(self):
-        return elementwise.Sin.apply(self)
+        return elementary.Sin.apply(self)
 
     def cos(self):
-        return elementwise.Cos.apply(self)
+        return elementary.Cos.apply(self)
 
     def tanh(self):
-        return elementwise.Tanh.apply(self)
+        return activation.Tanh.apply(self)
 
     def sigmoid(self):
-        return elementwise.Sigmoid.apply(self)
+        return activation.Sigmoid.apply(self)
 
     def relu(self):
-        return elementwise.Relu.apply(self)
+        return activation.Relu.apply(self)
 
     def square(self):
-        return elementwise.Mul.apply(self, self)
+        return arithmetic.Mul.apply(self, self)
 
     def reciprocal(self):
         return 1 / self
@@ -329,15 +342,15 @@ class TensorMethods:
         return composed.sign(self)
 
     def clamp(self, min=None, max=None):
-        return elementwise.clamp(self, min, max)
+        return piecewise.clamp(self, min, max)
 
     clip = clamp
 
     def maximum(self, other):
-        return elementwise.Maximum.apply(self, other)
+        return piecewise.Maximum.apply(self, other)
 
     def minimum(self, other):
-        return elementwise.Minimum.apply(self, other)
+        return piecewise.Minimum.apply(self, other)
 
     def masked_fill(self, mask, value):
         return indexing.masked_fill(self, mask, value)
@@ -348,7 +361,7 @@ class TensorMethods:
         (see ``ag.device``); the cast is differentiable between floating dtypes. Returns self
         when nothing changes, as PyTorch, unless ``copy=True``."""
         dtype, copy = parse_to_args(args, kwargs, "Tensor.to")
-        out = self if dtype is None else elementwise.cast(self, dtype)
+        out = self if dtype is None else cast.cast(self, dtype)
         return out.clone() if copy and out is self else out
 
     def cpu(self):
@@ -384,26 +397,26 @@ class TensorMethods:
         from .creation import legacy_dtype, legacy_name
         if dtype is None:
             return legacy_name(self.dtype)
-        return elementwise.cast(self, legacy_dtype(dtype))
+        return cast.cast(self, legacy_dtype(dtype))
 
     def float(self):
-        return elementwise.cast(self, np.float32)
+        return cast.cast(self, np.float32)
 
     def double(self):
-        return elementwise.cast(self, np.float64)
+        return cast.cast(self, np.float64)
 
     def long(self):
-        return elementwise.cast(self, np.int64)
+        return cast.cast(self, np.int64)
 
     def int(self):
-        return elementwise.cast(self, np.int32)
+        return cast.cast(self, np.int32)
 
     def bool(self):
-        return elementwise.cast(self, np.bool_)
+        return cast.cast(self, np.bool_)
 
     def clone(self):
         """A copy with its own memory that stays in the graph (gradient passes through)."""
-        return elementwise.Clone.apply(self)
+        return cast.Clone.apply(self)
 
     # ----------------------------------------------------------------------- reductions
     # Reductions forward to the functions of autograd/ops/reduction.py, the tensor first: each
@@ -614,6 +627,15 @@ class TensorMethods:
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return composed.repeat_interleave(self, repeats, dim)
 
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        return sampling.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def nelement(self):
+        return self.numel()
+
     # --------------------------------------------- new tensors like this one (PyTorch's new_*)
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """A new leaf from ``data`` with this tensor's dtype unless ``dtype`` is given."""
@@ -653,7 +675,7 @@ def _elementwise(op, a, b):
 def _assign(old, value):
     """``value`` broadcast to ``old``'s shape (what copy_ and fill_ write); in the graph the
     gradient goes to ``value`` and none to the overwritten ``old``."""
-    return elementwise.Where.apply(np.True_, value, old)
+    return piecewise.Where.apply(np.True_, value, old)
 
 
 # What a class statement puts in every class's namespace: not methods, never copied. (A class

@@ -47,7 +47,7 @@ def _tensor_prod_others(x, axis):
     """pᵢ = Π_{j≠i} xⱼ as recorded operations: row i of an n×n matrix holds x with xᵢ
     replaced by 1, and each row's product is pᵢ. O(n²) memory, so only the differentiable
     path uses it; it stays exact where x has zeros (at any order)."""
-    from .ops.elementwise import Where
+    from .ops.piecewise import Where
     from .ops.reduction import Prod
     from .ops.shape import Transpose
     moved = x.reshape(-1) if axis is None else Transpose.apply(x, axes=_to_last(x.ndim, axis))
@@ -81,7 +81,7 @@ def sigmoid_array(x):
 
 
 def _numpy_erf(x):
-    from .ops.elementwise import erf_array
+    from .ops.activation import erf_array
     return erf_array(x)
 
 
@@ -121,7 +121,7 @@ def tensor_namespace():
     """The namespace of recorded operations (built on first use: it needs the ops)."""
     global _TENSOR
     if _TENSOR is None:
-        from .ops import conv, diagonal, elementwise, indexing
+        from .ops import activation, cast, conv, diagonal, elementary, indexing, piecewise
         from .ops import shape as shape_ops      # "shape" is an argument name below
         from .tensor import Tensor
 
@@ -129,16 +129,16 @@ def tensor_namespace():
             return Tensor._make(np.sign(x._data), None)   # piecewise constant: no gradient
 
         _TENSOR = SimpleNamespace(
-            exp=elementwise.Exp.apply, log=elementwise.Log.apply, sin=elementwise.Sin.apply,
-            cos=elementwise.Cos.apply, tanh=elementwise.Tanh.apply,
-            sigmoid=elementwise.Sigmoid.apply, erf=elementwise.Erf.apply, sign=sign,
-            where=lambda cond, a, b: elementwise.Where.apply(cond, a, b),
+            exp=elementary.Exp.apply, log=elementary.Log.apply, sin=elementary.Sin.apply,
+            cos=elementary.Cos.apply, tanh=activation.Tanh.apply,
+            sigmoid=activation.Sigmoid.apply, erf=activation.Erf.apply, sign=sign,
+            where=lambda cond, a, b: piecewise.Where.apply(cond, a, b),
             broadcast_to=lambda x, shape: shape_ops.BroadcastTo.apply(x, shape=tuple(shape)),
             transpose=lambda x, axes: shape_ops.Transpose.apply(x, axes=tuple(axes)),
             flip=lambda x, axis: shape_ops.Flip.apply(x, axes=axis),
             unindex=lambda grad, index, shape: indexing.Unindex.apply(grad, index=index,
                                                                       shape=shape),
-            astype=lambda x, dtype: elementwise.cast(x, dtype),
+            astype=lambda x, dtype: cast.cast(x, dtype),
             unfold=lambda x, win: conv.Unfold.apply(x, win=win),
             fold=lambda cols, win: conv.Fold.apply(cols, win=win),
             concatenate=lambda xs, axis: shape_ops.Cat.apply(*xs, axis=axis),

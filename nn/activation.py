@@ -1,6 +1,8 @@
 """Activation layers: thin modules over ``nn.functional`` (see there for the formulas)."""
 import numpy as np
 
+from dagrad.autograd.default_dtype import float_dtype
+
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -45,7 +47,7 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.weight = Parameter(np.full(num_parameters, init,
-                                        dtype=np.dtype(dtype or np.float32)))
+                                        dtype=float_dtype(dtype)))
 
     def forward(self, input):
         return F.prelu(input, self.weight)

@@ -15,10 +15,11 @@ from contextlib import contextmanager
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.default_dtype import float_dtype
 
 from . import init
 from .functional.attention import add_masks, additive_mask, attention, causal_mask
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .parameter import Parameter
 
@@ -59,7 +60,7 @@ class MultiheadAttention(Module):
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.head_dim = embed_dim // num_heads
         self.dropout, self.batch_first, self.add_zero_attn = dropout, batch_first, add_zero_attn
-        dtype = np.dtype(dtype or np.float32)
+        dtype = float_dtype(dtype)
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(np.empty((3 * embed_dim, embed_dim), dtype))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
@@ -73,7 +74,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(np.empty(3 * embed_dim, dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(np.empty((1, 1, embed_dim), dtype))
             self.bias_v = Parameter(np.empty((1, 1, embed_dim), dtype))

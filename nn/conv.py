@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from dagrad.autograd.default_dtype import float_dtype
+
 from .functional.conv import conv_padding, pair
 
 from . import functional as F
@@ -48,7 +50,7 @@ class _ConvNd(Module):
         conv_padding(name, self.padding, self.kernel_size, self.stride, self.dilation)  # check
         self.output_padding = pair(output_padding, n, "output_padding", name)
         self.padding_mode = padding_mode
-        dtype = np.dtype(np.float32 if dtype is None else dtype)
+        dtype = float_dtype(dtype)
         shape = ((in_channels, out_channels // groups) if self._transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
         self.weight = Parameter(np.empty(shape, dtype))

@@ -15,6 +15,7 @@ from dagrad.autograd import Tensor, as_array
 from dagrad.autograd.dtypes import promote_types
 from dagrad.autograd import generator as global_generator
 from dagrad.autograd.random import numpy_generator
+from dagrad.autograd.default_dtype import get_default_dtype
 
 from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                        SubsetRandomSampler, WeightedRandomSampler)
@@ -147,7 +148,7 @@ def default_collate(samples):
     if isinstance(first, float):
         return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples, np.float64)))
     if isinstance(first, numbers.Number):
-        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples, np.float32)))
+        return Tensor(np.array(samples, dtype=_python_numbers_dtype(samples, get_default_dtype())))
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
                     f"or lists; found {type(first).__name__} ({first!r:.40}). Return one of "
                     f"those from the dataset's __getitem__, or pass collate_fn= to the "
@@ -283,9 +284,10 @@ class DataLoader:
         if self.batch_sampler is not None:
             yield from self.batch_sampler
             return
-        if self.sampler is not None:
-            order = list(self.sampler)
-        elif self.shuffle:
+        if self.sampler is not None:    # taken as drawn: a sampler may be longer than memory
+            yield from BatchSampler(self.sampler, self.batch_size, self.drop_last)
+            return
+        if self.shuffle:
             order = (self.generator or global_generator()).permutation(len(self.dataset))
         else:
             order = np.arange(len(self.dataset))

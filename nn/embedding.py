@@ -2,6 +2,7 @@
 import numpy as np
 
 from dagrad.autograd import no_grad
+from dagrad.autograd.default_dtype import float_dtype
 
 from . import functional as F
 from . import init
@@ -28,7 +29,7 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         if _weight is None:
             self.weight = Parameter(np.empty((num_embeddings, embedding_dim),
-                                             np.dtype(dtype or np.float32)))
+                                             float_dtype(dtype)))
             self.reset_parameters()
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):

@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.default_dtype import float_dtype
 
 from . import init
 from dagrad.autograd import as_array, as_tensor
@@ -136,7 +137,7 @@ class HierarchicalSoftmax(Module):
                                  f"non-negative class frequencies, got shape {tuple(counts.shape)}")
             children = huffman_tree(counts)
         nodes, signs = _paths_from_children(children, self.num_classes)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = float_dtype(dtype)
         self.register_buffer("path_nodes", ag.Tensor(nodes), persistent=False)
         self.register_buffer("path_signs", ag.Tensor(signs.astype(dtype)), persistent=False)
         self.weight = Parameter(np.zeros((num_classes - 1, in_features), dtype))

@@ -12,6 +12,8 @@ be created on a lazy model, but nothing can use the parameters until they exist.
 """
 import numpy as np
 
+from dagrad.autograd.default_dtype import float_dtype
+
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .linear import Linear
 from .module import Module
@@ -33,7 +35,7 @@ class UninitializedParameter(Parameter):
     __slots__ = ()
 
     def __init__(self, requires_grad=True, dtype=None):
-        super().__init__(np.empty(0, np.dtype(dtype or np.float32)), requires_grad)
+        super().__init__(np.empty(0, float_dtype(dtype)), requires_grad)
 
     def materialize(self, values):
         """Take ``values`` (an ndarray) and become an ordinary ``Parameter``."""

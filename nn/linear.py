@@ -4,15 +4,12 @@ import math
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.default_dtype import float_dtype
 
 from . import init
 from .module import Module
 from .parameter import Parameter
 from .geometry import POINTWISE
-
-
-def _dtype(dtype):
-    return np.dtype(np.float32 if dtype is None else dtype)
 
 
 class Linear(Module):
@@ -30,9 +27,9 @@ class Linear(Module):
                                f"in_features={in_features}, out_features={out_features}; both "
                                f"are sizes >= 0")
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(np.empty((out_features, in_features), _dtype(dtype)))
+        self.weight = Parameter(np.empty((out_features, in_features), float_dtype(dtype)))
         if bias:
-            self.bias = Parameter(np.empty(out_features, _dtype(dtype)))
+            self.bias = Parameter(np.empty(out_features, float_dtype(dtype)))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -48,6 +45,12 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under PyTorch's name for the output projection of ``MultiheadAttention``
+    (PyTorch keeps it apart from ``Linear`` for its quantization tools; here it is the same
+    layer)."""
 
 
 class Identity(Module):

@@ -35,7 +35,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import check_device, parse_to_args
-from dagrad.autograd.function import hook_name, is_finite
+from dagrad.autograd.anomaly import hook_name, is_finite
 from dagrad.autograd.grad_mode import STATE
 from dagrad.autograd.versions import mark_written
 
@@ -73,12 +73,21 @@ def _path_in(parent, child, parent_path):
 def _owner_path(module):
     """The path of a module called while no module runs (e.g. ``model.encoder(x)`` inside a
     model method other than forward): its place under the outermost module that registered
-    it, so its nodes are named as when the model itself is called. None for a true root."""
-    ref = module.__dict__.get("_owner")
-    owner = ref() if ref is not None else None
-    if owner is None or _relative_name(owner, module) is None:   # unowned, or a deep copy
-        return None
-    return _path_in(owner, module, _owner_path(owner))
+    it, so its nodes are named as when the model itself is called. None for a true root.
+    The chain of owners is followed iteratively and stops at a module seen before (a cycle)."""
+    chain, seen, m = [], {id(module)}, module
+    while True:
+        ref = m.__dict__.get("_owner")
+        owner = ref() if ref is not None else None
+        if owner is None or id(owner) in seen or _relative_name(owner, m) is None:
+            break                       # unowned, a cycle, or a deep copy
+        chain.append((owner, m))
+        seen.add(id(owner))
+        m = owner
+    path = None
+    for owner, child in reversed(chain):
+        path = _path_in(owner, child, path)
+    return path
 
 
 def _relative_name(parent, child):
@@ -324,19 +333,37 @@ class Module:
 
     # --------------------------------------------------------------------- traversal
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        """(path, module) for this module and every descendant, depth first, each once."""
-        stack = [(prefix, self)]
-        memo = set() if memo is None else memo
-        while stack:
-            path, m = stack.pop()
-            if remove_duplicate:
-                if id(m) in memo:
-                    continue
-                memo.add(id(m))
-            yield path, m
-            children = [(path + "." + name if path else name, child)
-                        for name, child in m._modules.items() if child is not None]
-            stack.extend(reversed(children))
+        """(path, module) for this module and every descendant, depth first, each once.
+        With ``remove_duplicate=False`` a module shared by two parents comes once per path,
+        and a module that contains itself raises (see ``_walk``)."""
+        return self._walk(None if remove_duplicate else "named_modules", prefix,
+                          remove_duplicate, memo)
+
+    def _walk(self, who, prefix="", remove_duplicate=True, memo=None, children=None,
+              post_order=False):
+        """(path, module) for this module and its descendants, depth first, children in
+        registration order (``children(m)`` gives a module's (name, child) pairs; all of its
+        children by default); parents before children, or after them with ``post_order``.
+
+        A module met again below itself (a cycle: ``m.add_module("me", m)``) is skipped when
+        ``who`` is None, as PyTorch's ``named_modules`` skips what its memo has seen; any other
+        walk would never end (PyTorch recurses until RecursionError), so it raises a
+        RuntimeError naming ``who`` and both paths of the module. O(modules + children),
+        iterative.
+
+        Fast path: a walk that yields each module once in pre-order needs no list of
+        ancestors, since a module met again is skipped whether it is shared or an ancestor;
+        only when one was met again does a second walk tell the two apart (for ``who``).
+        Keeping the ancestors on every walk made ``parameters()`` and ``named_modules()`` of a
+        68-module GPT 1.3-1.6x as slow; with this path ``train()`` costs 1.01 M instructions
+        (callgrind), against 1.00 M before any cycle check."""
+        if remove_duplicate and children is None and not post_order:
+            met_again = yield from _walk_once(self, prefix, memo)
+            if met_again and who is not None:
+                for _ in _walk_paths(self, who, prefix, True, set(), None, False):
+                    pass
+            return
+        yield from _walk_paths(self, who, prefix, remove_duplicate, memo, children, post_order)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -354,9 +381,9 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+    def _named_members(self, store, prefix, recurse, remove_duplicate=True, who=None):
         seen = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        modules = (self._walk(who if not remove_duplicate else None, prefix, remove_duplicate)
                    if recurse else [(prefix, self)])
         for path, m in modules:
             for name, value in m.__dict__[store].items():
@@ -368,7 +395,8 @@ class Module:
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """(dotted name, Parameter) pairs: own parameters first, then each child's, in
         registration order; a parameter shared by two modules is listed once."""
-        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate,
+                                   "named_parameters")
 
     def parameters(self, recurse=True):
         """All parameters (see ``named_parameters``); pass to an optimizer."""
@@ -376,7 +404,8 @@ class Module:
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate,
+                                   "named_buffers")
 
     def buffers(self, recurse=True):
         for _, b in self.named_buffers(recurse=recurse):
@@ -398,7 +427,7 @@ class Module:
         descendants; layers such as Dropout and BatchNorm behave differently in each."""
         if not isinstance(mode, bool):
             raise ValueError(f"train(mode): mode must be True or False, got {mode!r}")
-        for m in self.modules():
+        for _, m in list(self._walk("train" if mode else "eval")):    # all, or none on error
             m.training = mode
         return self
 
@@ -425,9 +454,9 @@ class Module:
     def apply(self, fn):
         """Call ``fn(m)`` on every descendant (children first) and then on this module, e.g.
         for custom initialisation: ``model.apply(init_weights)``. Returns self."""
-        for child in self.children():
-            child.apply(fn)
-        fn(self)
+        for _, m in list(self._walk("apply", remove_duplicate=False,
+                                    children=Module.named_children, post_order=True)):
+            fn(m)
         return self
 
     def to(self, *args, **kwargs):
@@ -443,7 +472,7 @@ class Module:
         if not np.issubdtype(dtype, np.floating):
             raise TypeError(f"to(): only floating-point dtypes are supported for a module's "
                             f"parameters, got {dtype}")
-        for m in self.modules():
+        for _, m in list(self._walk("to")):           # all, or none on error
             for t in list(m._parameters.values()) + list(m._buffers.values()):
                 if t is not None and np.issubdtype(t.dtype, np.floating) and t.dtype != dtype:
                     mark_written(t)       # a graph that saved the old values can't backward
@@ -478,7 +507,7 @@ class Module:
         PyTorch (``"0.weight"``, ``"bn.running_mean"``, ...). Values are detached Tensors
         sharing memory with the module (the Parameters themselves with ``keep_vars=True``)."""
         out = OrderedDict() if destination is None else destination
-        for path, m in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
+        for path, m in self._walk("state_dict", prefix.rstrip("."), remove_duplicate=False):
             base = path + "." if path else ""
             for name, p in m._parameters.items():
                 if p is not None:
@@ -505,7 +534,7 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict: expected a dict of name -> array, got "
                             f"{type(state_dict).__name__}")
-        for path, module in list(self.named_modules()):
+        for path, module in list(self._walk("load_state_dict")):
             module._take_sizes_from(path + "." if path else "", state_dict)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
@@ -542,6 +571,16 @@ class Module:
         return ""
 
     def __repr__(self):
+        if not _REPR.active:                # the outermost repr: the tree must end
+            for _ in self._walk("repr"):
+                pass
+        _REPR.active += 1
+        try:
+            return self._repr_tree()
+        finally:
+            _REPR.active -= 1
+
+    def _repr_tree(self):
         lines = [line for line in self.extra_repr().split("\n") if line]
         for names, child, count in _fold_repeats(self._modules):
             text = _indent(repr(child), 2)
@@ -557,6 +596,77 @@ class Module:
 
 
 _MISSING = object()
+
+
+def _walk_once(root, prefix, memo):
+    """``Module._walk``'s fast path: (path, module) in pre-order, each module once (``memo``:
+    ids seen). Returns whether a module was met again (shared, or in a cycle)."""
+    stack = [(prefix, root)]
+    memo = set() if memo is None else memo
+    met_again = False
+    while stack:
+        path, m = stack.pop()
+        if id(m) in memo:
+            met_again = True
+            continue
+        memo.add(id(m))
+        yield path, m
+        children = [(path + "." + name if path else name, child)
+                    for name, child in m._modules.items() if child is not None]
+        stack.extend(reversed(children))
+    return met_again
+
+
+def _walk_paths(root, who, prefix, remove_duplicate, memo, children, post_order):
+    """``Module._walk`` keeping the list of ancestors, so that a module met again below itself
+    is told apart from one shared by two parents."""
+    memo = set() if memo is None else memo
+    ancestors, on_path = [], set()          # (path, module) from the root to the parent
+    stack = [(prefix, root, 0, False)]
+    while stack:
+        path, m, depth, finished = stack.pop()
+        if finished:
+            yield path, m
+            continue
+        while len(ancestors) > depth:
+            on_path.discard(id(ancestors.pop()[1]))
+        if id(m) in on_path:
+            if who is None:
+                continue
+            raise _cycle_error(who, path, m, ancestors)
+        if remove_duplicate:
+            if id(m) in memo:
+                continue
+            memo.add(id(m))
+        if post_order:
+            stack.append((path, m, depth, True))
+        else:
+            yield path, m
+        ancestors.append((path, m))
+        on_path.add(id(m))
+        pairs = m._modules.items() if children is None else children(m)
+        stack.extend((path + "." + name if path else name, child, depth + 1, False)
+                     for name, child in reversed(list(pairs)) if child is not None)
+
+
+class _Repr(threading.local):
+    """Per-thread: how many module reprs are running (the outermost checks for cycles)."""
+    active = 0
+
+
+_REPR = _Repr()
+
+
+def _cycle_error(who, path, module, ancestors):
+    """The error for a walk that met ``module`` at ``path`` while inside it (``ancestors``:
+    (path, module) from the root down to its parent)."""
+    outer = next(p for p, m in ancestors if m is module)
+    return RuntimeError(
+        f"{who}: the module tree has a cycle: the {type(module).__name__} at "
+        f"'{outer or '<root>'}' contains itself again at '{path}' (as after "
+        f"m.add_module('me', m)), so this walk would never end (PyTorch recurses until "
+        f"RecursionError). Remove the back reference (del parent.name), or register the "
+        f"module only once")
 
 
 def _checked_state_array(value, key):

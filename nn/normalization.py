@@ -1,6 +1,7 @@
 """Normalisation layers: BatchNorm1d/2d and LayerNorm."""
 import numpy as np
 
+from dagrad.autograd.default_dtype import float_dtype
 from dagrad.autograd import Tensor
 
 from . import functional as F
@@ -28,7 +29,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = np.dtype(dtype or np.float32)
+        dtype = float_dtype(dtype)
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype))
             self.bias = Parameter(np.zeros(num_features, dtype))
@@ -93,7 +94,7 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dtype = np.dtype(dtype or np.float32)
+        dtype = float_dtype(dtype)
         if elementwise_affine:
             self.weight = Parameter(np.ones(self.normalized_shape, dtype))
             if bias:

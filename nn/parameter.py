@@ -1,6 +1,7 @@
 """``Parameter``: a Tensor that a Module registers as one of its learnable weights."""
 import numpy as np
 
+from dagrad.autograd.default_dtype import get_default_dtype
 from dagrad.autograd import Tensor
 
 
@@ -16,7 +17,7 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad=True):
         if data is None:
-            data = np.empty(0, dtype=np.float32)
+            data = np.empty(0, dtype=get_default_dtype())
         if isinstance(data, Tensor):
             data = data._data
         super().__init__(data, requires_grad=requires_grad)

@@ -5,13 +5,14 @@ import math
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.default_dtype import float_dtype
 
 from .dropout import Dropout
 from .embedding import Embedding
 from .module import Module
 
 
-def sinusoidal_encoding(max_len, d_model, dtype=np.float32):
+def sinusoidal_encoding(max_len, d_model, dtype=None):
     """The (max_len, d_model) table P of sinusoidal position encodings::
 
         P[pos, 2i]   = sin(pos / 10000^(2i / d_model))
@@ -25,7 +26,7 @@ def sinusoidal_encoding(max_len, d_model, dtype=np.float32):
     table = np.zeros((max_len, d_model))
     table[:, 0::2] = np.sin(pos * freq)
     table[:, 1::2] = np.cos(pos * freq[: d_model // 2])
-    return table.astype(dtype)
+    return table.astype(float_dtype(dtype))
 
 
 def _check_length(module, length):

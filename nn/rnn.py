@@ -32,11 +32,12 @@ class RNNBase(Module):
     """
 
     mode = None
-    # rebuilt when a saved layer is loaded (nn/torchfile), not saved: it follows from the mode
+    # rebuilt when a saved layer is loaded (nn/formats/modules.py), not saved: it follows from
+    # the mode
     _derived_attributes = ("recurrence",)
 
     def _after_load(self):
-        """Complete a layer loaded from a ``.pt`` file: the recurrence is rebuilt; a layer
+        """Complete a layer loaded from a file (.pt or .npz): the recurrence is rebuilt; a layer
         pickled by PyTorch names its mode its own way ("RNN_TANH") and has no peephole."""
         d = self.__dict__
         if d.pop("mode", None) == "RNN_RELU":
@@ -95,6 +96,11 @@ class RNNBase(Module):
     @property
     def _flat_weights(self):
         return list(self._parameters.values())
+
+    def flatten_parameters(self):
+        """Does nothing, as PyTorch's on the CPU: it packs the weights into one block of GPU
+        memory for cuDNN, and dagrad's weights are the parameters themselves. Programs call it
+        before every forward (pytorch/examples' word_language_model)."""
 
     def forward(self, input, hx=None):
         """Run the whole sequence; returns (output, h_n), for an LSTM (output, (h_n, c_n))."""

@@ -24,6 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd.default_dtype import float_dtype
 from dagrad.autograd.grad_mode import STATE
 from dagrad.autograd.ops import rnn_ops
 from dagrad.autograd.ops.gru_sequence import gru_sequence
@@ -219,7 +220,7 @@ def recurrence_for(mode, nonlinearity="tanh"):
 def new_weights(module, suffix, input_size, hidden_size, gates, bias, peephole, dtype):
     """Register weight_ih{suffix}, weight_hh{suffix}, bias_ih{suffix}, bias_hh{suffix} (and
     weight_ch{suffix}, the (3H,) peephole weights [pᵢ, p_f, p_o]) on ``module``."""
-    dtype = np.dtype(np.float32 if dtype is None else dtype)
+    dtype = float_dtype(dtype)
     rows = gates * hidden_size
     shapes = [("weight_ih", (rows, input_size)), ("weight_hh", (rows, hidden_size))]
     if bias:

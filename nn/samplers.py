@@ -42,6 +42,9 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+_BLOCK = 4096       # indices drawn at a time with replacement
+
+
 class RandomSampler(Sampler):
     """A random permutation of the indices; with ``replacement=True``, ``num_samples`` indices
     drawn uniformly with replacement."""
@@ -61,12 +64,16 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        n, rng = len(self.data_source), _rng(self.generator)
+        """The indices, drawn as they are taken (a block at a time), so any ``num_samples``
+        costs memory for one block (or one permutation), not for every index: PyTorch's
+        ``RandomSampler(replacement=True, num_samples=int(1e10))`` runs."""
+        n, rng, count = len(self.data_source), _rng(self.generator), self.num_samples
         if self.replacement:
-            return iter(rng.integers(0, n, self.num_samples).tolist())
-        count = self.num_samples
-        order = np.concatenate([rng.permutation(n) for _ in range(-(-count // n))])
-        return iter(order[:count].tolist())
+            for start in range(0, count, _BLOCK):
+                yield from rng.integers(0, n, min(_BLOCK, count - start)).tolist()
+            return
+        for start in range(0, count, n):
+            yield from rng.permutation(n)[:count - start].tolist()
 
     def __len__(self):
         return self.num_samples

@@ -29,9 +29,10 @@ from .normalization import LayerNorm
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
 
-def generate_square_subsequent_mask(sz, dtype=np.float32):
+def generate_square_subsequent_mask(sz, dtype=None):
     """The (sz, sz) causal mask: 0 on and below the diagonal, -inf above it, so position i
-    attends only to positions j ≤ i. Returns a Tensor, as PyTorch."""
+    attends only to positions j ≤ i. Returns a Tensor of ``dtype`` (the default dtype when
+    None), as PyTorch."""
     from dagrad.autograd import Tensor
     return Tensor(causal_mask(sz, sz, dtype))
 

@@ -145,3 +145,52 @@ def one_blas_thread():
         return
     with threadpool_limits(1, user_api="blas"):
         yield
+
+
+class Hung(BaseException):      # not an OSError, which a reader under test might catch
+    """Raised by ``outcome_within`` when its call does not return in time."""
+
+
+def outcome_within(seconds, call):
+    """``["returns", value]`` or ``[exception name, message, is a ValueError]`` for ``call()``,
+    interrupted after ``seconds`` by an alarm (which also breaks a blocked ``open`` of a FIFO)
+    that raises ``Hung``. For subprocesses of ``run_bounded``: the main thread only."""
+    import signal
+
+    def hung(*args):
+        raise Hung(f"the call did not return within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        return ["returns", call()]
+    except BaseException as e:     # what is raised is what the caller checks
+        return [type(e).__name__, str(e)[:400], isinstance(e, ValueError)]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_bounded(code, seconds=60, memory=3 << 30):
+    """Run the Python source ``code`` in a fresh process that cannot hang the suite or take the
+    machine's memory: killed after ``seconds`` (reported as ``returncode`` None) and limited to
+    ``memory`` bytes of address space, so a regression to blocking on a FIFO, reading
+    ``/dev/zero`` without end or overflowing the C stack fails its test instead of hanging
+    it. Returns the ``subprocess.CompletedProcess`` (text output)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=seconds, preexec_fn=limit, env=env, cwd=root)
+    except subprocess.TimeoutExpired as e:
+        def text(out):
+            return out.decode(errors="replace") if isinstance(out, bytes) else out or ""
+        return subprocess.CompletedProcess(e.cmd, None, text(e.stdout), text(e.stderr))

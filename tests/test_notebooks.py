@@ -123,7 +123,8 @@ def test_notebook_opens_with_its_lesson_and_has_checks(path):
 def test_notebook_exercises_follow_the_protocol(path):
     """Exercises are numbered 1, 2, ... in the lesson's text; exercise k is either checked (a
     markdown cell with "Exercise k", the answer cell tagged `exercise:NN.k`, then a check cell
-    tagged `check:NN.k` that passes exercise="NN.k") or open-ended (its markdown says
+    tagged `check:NN.k` that calls check("NN.k", ...) or passes exercise="NN.k") or open-ended
+    (its markdown says
     "(open-ended)" and holds a model answer in <details>)."""
     number = path.name.split("_")[0]
     parts = tagged_cells(path)
@@ -148,7 +149,8 @@ def test_notebook_exercises_follow_the_protocol(path):
                 later = [t for _, t, ts in parts[i + 1:] if f"check:{ident}" in ts]
                 assert later, f"exercise {ident} has no check cell after its answer cell"
             else:
-                assert f'exercise="{ident}"' in text, f"{tag!r} calls a check with exercise=\"{ident}\""
+                assert f'check("{ident}"' in text or f'exercise="{ident}"' in text, \
+                    f"{tag!r} calls check(\"{ident}\", ...) or a check with exercise=\"{ident}\""
         if kind == "markdown" and OPEN_ENDED in text:
             match = re.search(r"\bExercise (\d+)\b", text)
             assert match and MODEL_ANSWER in text and "</details>" in text, \

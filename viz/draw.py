@@ -22,6 +22,7 @@ import warnings
 
 from . import colors
 from . import labels
+from . import markup
 from .columns import has_time_steps
 from .render import digraph
 from .trace import Graph, trace
@@ -183,7 +184,8 @@ class Emphasis:
     """Extra marks on chosen parts of a picture (``exercises.check_grads`` uses it to draw a
     student's wrong gradients in red): ``nodes[node id]`` and ``edges[edge index]`` are
     ``(attributes, rows)``: Graphviz attributes that replace the usual ones (colour, pen
-    width, tooltip) and label rows (HTML-like text) added under the usual ones."""
+    width, a tooltip made by ``markup.tooltip``) and label rows (HTML-like text whose words
+    went through ``markup.label``) added under the usual ones."""
 
     def __init__(self, nodes=None, edges=None):
         self.nodes, self.edges = nodes or {}, edges or {}
@@ -319,8 +321,8 @@ def _cluster(dot, clusters, prefix, options):
             kind = options.module_types.get(p)
             title = f"{p}: {kind}" if kind else p
             c = digraph(name=f"cluster_{len(clusters)}")
-            c.attr(label=title, style="rounded,filled", color="#b8b8cc", fillcolor="#f7f7fc",
-                   fontcolor="#44446a", fontsize="10", labeljust="l")
+            c.attr(label=markup.label(title), style="rounded,filled", color="#b8b8cc",
+                   fillcolor="#f7f7fc", fontcolor="#44446a", fontsize="10", labeljust="l")
             clusters[p] = c
     return clusters[prefix]
 
@@ -333,10 +335,10 @@ def _node_attrs(item, graph, options, timeline, layout):
         return _box_attrs(item, options), []
     n = item.node
     uses = layout.uses.get(n.id, 0)
-    rows = [(f"<B>{labels.escape(n.name)}</B>", None)]
+    rows = [(f"<B>{markup.label(n.name)}</B>", None)]
     if n.kind == "op":
         if options.modules == "label" and n.module:
-            rows.append((_font(labels.escape(n.module), "#666666", 9), None))
+            rows.append((_font(markup.label(n.module), "#666666", 9), None))
     else:
         detail = []
         if options.shapes and n.shape:
@@ -349,12 +351,12 @@ def _node_attrs(item, graph, options, timeline, layout):
             and n.value.size == 1                        # a Python number: its name is its value
         if options.values and n.value is not None and not named_by_value:
             at = None if timeline is None else timeline.value_at.get(n.id)
-            rows += [(_font(labels.escape(line), None, 10), at)
+            rows += [(_font(markup.label(line), None, 10), at)
                      for line in labels.lines(n.value, SHORT)]
     if graph.has_grads and n.grad is not None and (n.kind != "op" or uses > 1):
         at = None if timeline is None else timeline.total_at.get(n.id)
         sign = "δ seed" if n.kind == "output" else "Σδ" if uses > 1 else "δ"
-        rows += [(_font(labels.escape(line), GRAD_TEXT, 10), at)
+        rows += [(_font(markup.label(line), GRAD_TEXT, 10), at)
                  for line in labels.lines(n.grad, SHORT, prefix=f"{sign} ")]
     tip = _tooltip(n, timeline)
     attrs = {"label": "<" + "<BR/>".join(r for r, _ in rows) + ">", "fillcolor": FILL[_style_kind(n)],
@@ -385,9 +387,9 @@ def _box_attrs(item, options):
     params = [n for n in item.members if n.kind == "param"]
     kind = options.module_types.get(item.prefix)
     name = item.prefix if k == 1 else f"{item.prefix} … {item.prefix_last}"
-    rows = [f"<B>{labels.escape(name)}</B>" + (f"  <B>×{k}</B>" if k > 1 else "")]
+    rows = [f"<B>{markup.label(name)}</B>" + (f"  <B>×{k}</B>" if k > 1 else "")]
     if kind:
-        rows.append(labels.escape(kind))
+        rows.append(markup.label(kind))
     summary = f"{ops} op{'s' if ops != 1 else ''}"
     if params:
         count = sum(int(n.value.size) for n in params if n.value is not None) // k
@@ -396,7 +398,7 @@ def _box_attrs(item, options):
     what = (f"module {name}" if k == 1 else f"{k} identical modules {name}") + \
         " (collapsed by depth)"
     return {"label": "<" + "<BR/>".join(rows) + ">", "shape": "box3d", "style": "filled",
-            "fillcolor": FILL["box"], "tooltip": what}
+            "fillcolor": FILL["box"], "tooltip": markup.tooltip([what])}
 
 
 def _edge_attrs(graph, g, group, scale, options, timeline):
@@ -415,16 +417,16 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
         rows.append((_font(" ".join(detail), "#555555", None), None))
     if options.values and first.value is not None and not tensor_shown_by_node:
         at = None if timeline is None else timeline.value_at.get(first.src)
-        rows += [(_font(labels.escape(line), None, None), at)
+        rows += [(_font(markup.label(line), None, None), at)
                  for line in labels.lines(first.value, SHORT)]
     if graph.has_grads and g is not None:
         at = None if timeline is None else max(timeline.sent_at.get(i, 0) for i in group)
-        rows += [(_font(labels.escape(line), GRAD_TEXT, None), at)
+        rows += [(_font(markup.label(line), GRAD_TEXT, None), at)
                  for line in labels.lines(g, SHORT, prefix="δ ")]
     if len(group) > 1:
         rows.append((_font(f"×{len(group)} uses", "#555555", None), None))
     if src.kind == "op" and src.output:                  # the tensor's own name, first
-        rows.insert(0, (f"<B>{labels.escape(src.output)}</B>", None))
+        rows.insert(0, (f"<B>{markup.label(src.output)}</B>", None))
     head = f"{src.name} → {graph[first.dst].name} (input {first.slot})"
     if src.kind == "op" and src.output:
         head = f"{src.output}: {head}"
@@ -453,7 +455,6 @@ def _edge_attrs(graph, g, group, scale, options, timeline):
 
 GRAD_TEXT = "#b71c1c"      # gradient text: dark red, readable on white and on the node fills
 TOOLTIP_FULL = 64          # tooltips write tensors of at most this many elements in full
-TOOLTIP_NEWLINE = "\\n"    # a line break in a DOT string (dot writes it into the SVG tooltip)
 
 
 def _sum(arrays):
@@ -488,7 +489,7 @@ def _tooltip(n, timeline):
 
 def _tooltip_text(lines):
     """The whole tooltip (every line, whenever it becomes known) as a DOT string."""
-    return TOOLTIP_NEWLINE.join(text for text, _ in lines)
+    return markup.tooltip(text for text, _ in lines)
 
 
 # ----------------------------------------------------------------------------------- legend
@@ -521,7 +522,7 @@ def _legend(graph, layout, scale, options):
 
 
 def _legend_cell(text, fill):
-    return f'<TD BGCOLOR="{fill}"><FONT POINT-SIZE="9">{labels.escape(text)}</FONT></TD>'
+    return f'<TD BGCOLOR="{fill}"><FONT POINT-SIZE="9">{markup.label(text)}</FONT></TD>'
 
 
 # ------------------------------------------------------------------------------------ misc

@@ -23,6 +23,7 @@ its edges.
 import numpy as np
 
 from . import labels
+from . import markup
 from .draw import Emphasis
 from .trace import Edge, Graph, Node
 
@@ -227,7 +228,7 @@ def _emphasis(graph, found):
         return None
     marks = {}
     for node_id, total in found.items():
-        text = labels.escape(f"⚠ .grad is {labels.array(graph[node_id].grad, 3)}, but its "
+        text = markup.label(f"⚠ .grad is {labels.array(graph[node_id].grad, 3)}, but its "
                              f"edges' δ's add up to {labels.array(total, 3)}")
         marks[node_id] = ({"color": "#d50000", "penwidth": "2.5", "style": "rounded,filled,dashed"},
                           [f'<FONT COLOR="#d50000" POINT-SIZE="10">{text}</FONT>'])

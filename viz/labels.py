@@ -1,5 +1,4 @@
 """Text for labels: numbers, arrays (in full when small, else shape with mean and norm)."""
-import html
 import re
 
 import numpy as np
@@ -73,11 +72,6 @@ def dtype(dt):
     if dt is None or np.dtype(dt) == np.float32:
         return ""
     return np.dtype(dt).name
-
-
-def escape(text):
-    """Text for a Graphviz HTML-like label."""
-    return html.escape(str(text), quote=True)
 
 
 _DERIVATIVE = re.compile(r"\bd\w*/d|∂")

@@ -2,9 +2,7 @@
 picture (inline SVG) whose pieces appear frame by frame, a slider, previous / next / play
 buttons, arrow keys, and pan and zoom. No network: no scripts, styles or fonts are loaded from
 anywhere. It shows inline in Jupyter and opens in any browser."""
-import html
-import json
-
+from . import markup
 from .saving import save
 from .quiz import quiz_parts
 from .svgview import PICTURE_STYLE, new_uid, page, view_html
@@ -37,9 +35,11 @@ _SCRIPT = """
   var tipped = root.querySelectorAll("g[data-tip]");
   tipped.forEach(function (g) {{ g.vzTip = JSON.parse(g.dataset.tip); }});
   // A tooltip shows the lines known at frame i (a value from its forward frame, a δ from its
-  // backward frame); lines of frame ``held`` stay out (a quiz's unanswered δ).
+  // backward frame); lines from frame ``held`` on stay out (a quiz's unfound δ's).
   root.vzTip = function (g, i, held) {{
-    var text = g.vzTip.filter(function (l) {{ return l[0] <= i && l[0] !== held; }})
+    var text = g.vzTip.filter(function (l) {{
+      return l[0] <= i && (held === null || held === undefined || l[0] < held);
+    }})
       .map(function (l) {{ return l[1]; }}).join("\\n");
     g.querySelectorAll("a").forEach(function (a) {{
       a.setAttributeNS("http://www.w3.org/1999/xlink", "title", text);
@@ -64,6 +64,9 @@ _SCRIPT = """
     count.textContent = (i + 1) + " / " + frames.length;
     root.dataset.frame = i;
     root.dispatchEvent(new CustomEvent("vz-frame", {{detail: i}}));
+    // the operation of this frame (and the edges a quiz asks about) scrolled into the view
+    root.vzReveal(Array.from(root.querySelectorAll("g.vz-hl"))
+                  .concat(Array.from(root.querySelectorAll("g.vz-ask"))));
   }}
   function stop() {{
     if (timer) {{ clearInterval(timer); timer = null; play.textContent = "\u25B6 play"; }}
@@ -196,13 +199,12 @@ def player(frames, interval=1.0, title="dagrad: forward and backward, step by st
                 '<button type="button" class="vz-next" title="next (→)">next ▶</button>'
                 f'<input type="range" class="vz-slider" min="0" max="{n - 1}" value="0" '
                 f'step="1" aria-label="frame"><span class="vz-count">1 / {n}</span></div>'
-                f'<div class="vz-title">{html.escape(frames[0].title)}</div>'
-                f'<div class="vz-formula">{html.escape(frames[0].formula)}</div>'
+                f'<div class="vz-title">{markup.text(frames[0].title)}</div>'
+                f'<div class="vz-formula">{markup.text(frames[0].formula)}</div>'
                 '<div class="vz-numbers"></div>')
     # backward frames: δ_in = δ_out × local derivative with the numbers (a quiz asks for them)
-    table = json.dumps([[f.phase, f.title, f.formula, "" if quiz else f.numbers] for f in frames],
-                       ensure_ascii=False)
-    table = table.replace("</", "<\\/")
+    table = markup.script_json([[f.phase, f.title, f.formula, "" if quiz else f.numbers]
+                                for f in frames])
     uid = new_uid()
     style = _STYLE.format(uid=uid) + PICTURE_STYLE
     script = _SCRIPT.format(uid=uid, frames=table, interval=int(interval * 1000))

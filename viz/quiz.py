@@ -1,54 +1,34 @@
 """``viz.player(frames, quiz=True)``: predict, then reveal. In each backward frame the δ's the
-highlighted operation sends along its input edges stay hidden until the student types a value
-for each; a right one (within ``tol``) is marked right, a wrong one is marked wrong, in words,
-and shown with the right value and the local rule that gives it (``LOCAL_RULES``).
+highlighted operation sends along its input edges stay hidden until the student finds them:
 
-An edge is asked about when its δ has at most ``MAX_ELEMENTS`` elements (typed as a number, or
-a list such as ``[0.5, 1, 1.5]``); larger ones are shown as usual. The seed δ into the output
-is not asked.
+* a right value (within ``tol``) is marked right and appears in the picture;
+* a wrong one is marked wrong, in words, with what it looks like (the δ of the operation's
+  other input: swapped; the right one's negative) and the local rule written with the graph's
+  names and numbers (``δ_w = δ_out · x = (-1.997) · 0.5``, ``viz.rules``), never the δ itself;
+  the δ stays hidden and the student tries again;
+* "show" gives the δ; it counts as shown (a wrong try before it stays wrong), and a value
+  typed after it is not counted.
+
+Nothing else on the page gives an unanswered δ away: its edge label, its tooltip, the total it
+completes and the colour legend's numbers (the range of every δ) stay hidden. An edge is asked
+about when its δ has at most ``MAX_ELEMENTS`` elements (typed as a number, or a list such as
+``[0.5, 1, 1.5]``); larger ones are shown as usual. The seed δ into the output is not asked.
 """
-import html
-import json
-
 import numpy as np
 
 from . import labels
+from . import markup
+from .columns import PREFIX as STEP
+from .rules import Symbols, rule_text
 
 MAX_ELEMENTS = 4
 
-# The local rule per operation and input: δ_in = δ_out times the local derivative ∂out/∂in.
-# Inputs are a, b (binary operations) or x (unary ones); "out" is the operation's output.
-LOCAL_RULES = {
-    "Add": ("δ_a = δ_out", "δ_b = δ_out"),
-    "Sub": ("δ_a = δ_out", "δ_b = −δ_out"),
-    "Mul": ("δ_a = δ_out · b", "δ_b = δ_out · a"),
-    "Div": ("δ_a = δ_out / b", "δ_b = −δ_out · a / b²"),
-    "Neg": ("δ_x = −δ_out",),
-    "Pow": ("δ_a = δ_out · b · a^(b−1)", "δ_b = δ_out · out · log a"),
-    "Exp": ("δ_x = δ_out · out",),
-    "Log": ("δ_x = δ_out / x",),
-    "Sqrt": ("δ_x = δ_out / (2 · out)",),
-    "Abs": ("δ_x = δ_out · sign(x)",),
-    "Sin": ("δ_x = δ_out · cos x",),
-    "Cos": ("δ_x = −δ_out · sin x",),
-    "Tanh": ("δ_x = δ_out · (1 − out²)",),
-    "Sigmoid": ("δ_x = δ_out · out · (1 − out)",),
-    "Relu": ("δ_x = δ_out · [x > 0]",),
-    "Sum": ("δ_x = δ_out, copied to every element that was summed",),
-    "Mean": ("δ_x = δ_out / n, copied to every element of the n averaged",),
-    "MatMul": ("δ_a = δ_out @ bᵀ", "δ_b = aᵀ @ δ_out"),
-}
-SYMBOLS = {1: ("x",), 2: ("a", "b")}
-# the operation names of other engines (viz.foreign, micrograd's Value) with a rule above
-FOREIGN_NAMES = {"+": "Add", "add": "Add", "*": "Mul", "mul": "Mul", "-": "Sub", "sub": "Sub",
-                 "/": "Div", "div": "Div", "neg": "Neg", "tanh": "Tanh", "exp": "Exp",
-                 "log": "Log", "relu": "Relu", "sigmoid": "Sigmoid"}
-
 
 def questions(frames):
-    """The questions of a step-through, one per quizzed edge: the frame that asks it, the
-    SVG ids of the edge and of the tensor's box, what to call it, the right value and the
-    rule with the numbers that give it."""
+    """The questions of a step-through, one per quizzed edge: the frame that asks it, the SVG
+    ids of the edge and of the tensor's box, the δ it asks for by the tensor's name, where
+    (the operations, the input, the time step), the right value, the rule with the graph's
+    names and numbers, and the δ's of the operation's other inputs (a swap is named)."""
     picture = frames[0].picture
     graph, timeline = picture.graph, picture.timeline
     backward = {f.index for f in frames if f.phase == "backward"}
@@ -61,60 +41,33 @@ def questions(frames):
         if g.size > MAX_ELEMENTS:
             continue
         src, dst = graph[e.src], graph[e.dst]
+        symbols = Symbols(graph, dst)
         asked.append({
             "frame": frame, "edge": f"vz_e{i}", "node": f"vz_{src.id}",
+            "name": f"δ_{symbols.of(e.slot)}", "where": _where(src, dst, e),
             "label": f"{src.name} → {dst.name}",
             "slot": e.slot, "shape": labels.shape(g.shape) if g.ndim else "",
             "values": [float(v) for v in g.reshape(-1)],
             "right": labels.array(g, MAX_ELEMENTS),
             "rule": rule_text(graph, dst, e),
+            "others": [{"name": f"δ_{symbols.of(o.slot)}",
+                        "values": [float(v) for v in np.asarray(o.grad).reshape(-1)]}
+                       for o in graph.edges_into(dst.id)
+                       if o is not e and o.grad is not None and np.size(o.grad) == g.size
+                       and symbols.of(o.slot) != symbols.of(e.slot)],
         })
     return asked
 
 
-def rule_text(graph, op, edge):
-    """The local rule that gives the δ on ``edge`` (into operation ``op``), with the numbers:
-    ``δ_a = δ_out · b, with δ_out = 2 and b = 3``."""
-    inputs = sorted(graph.edges_into(op.id), key=lambda e: e.slot)
-    count = max((e.slot for e in inputs), default=0) + 1
-    rules = LOCAL_RULES.get(op.name) or LOCAL_RULES.get(FOREIGN_NAMES.get(op.name.lower()))
-    if rules is None and op.name.startswith("**"):        # micrograd's power x ** k
-        rules = (f"δ_x = δ_out · {op.name[2:]} · x^({op.name[2:]} − 1)",)
-    if rules is None or len(rules) != count or edge.slot >= len(rules):
-        part = _derivative_part(op.formula)
-        rule = (f"δ = δ_out · (the local derivative: {part})" if part else
-                "δ = δ_out · ∂out/∂(this input)")
-        symbols = ()
-    else:
-        rule = rules[edge.slot]
-        symbols = SYMBOLS.get(count, ())
-    known = []
-    if op.grad is not None:
-        known.append(f"δ_out = {labels.array(op.grad, MAX_ELEMENTS)}")
-    for e in inputs:
-        if e.slot < len(symbols) and e.value is not None and _mentions(rule, symbols[e.slot]):
-            known.append(f"{symbols[e.slot]} = {labels.array(e.value, MAX_ELEMENTS)}")
-    if "out" in rule.replace("δ_out", "") and op.value is not None:
-        known.append(f"out = {labels.array(op.value, MAX_ELEMENTS)}")
-    text = rule + (", with " + ", ".join(known) if known else "")
-    if edge.shape is not None and op.grad is not None and \
-            tuple(edge.shape) != tuple(np.shape(op.grad)) and op.name not in ("Sum", "Mean",
-                                                                               "MatMul"):
-        text += " (summed over the axes the input was broadcast along)"
-    return text
-
-
-def _mentions(rule, symbol):
-    """Does the right-hand side of ``rule`` use input ``symbol``?"""
-    rhs = rule.split("=", 1)[-1]
-    return any(tok == symbol for tok in
-               rhs.replace("·", " ").replace("/", " ").replace("(", " ").replace(")", " ")
-               .replace("^", " ").replace("@", " ").replace("ᵀ", " ").replace("²", " ")
-               .replace("[", " ").replace("]", " ").replace(">", " ").split())
-
-
-def _derivative_part(formula):
-    return labels.formula_part(formula, "backward") if formula else ""
+def _where(src, dst, edge):
+    """"w → Mul, input 1, t = 2": the edge by its operations, input and time step."""
+    step = ""
+    for node in (dst, src):
+        last = (node.module or "").rpartition(".")[2]
+        if last.startswith(STEP):
+            step = f", {last}"
+            break
+    return f"{src.name} → {dst.name}, input {edge.slot}{step}"
 
 
 STYLE = """
@@ -139,69 +92,101 @@ SCRIPT = """
 (function () {{
   var root = document.getElementById("{uid}");
   var asked = {questions}, tol = {tol};
+  // per question: null (open), "right", "wrong" (tried, not found yet), "shown"; and whether
+  // a wrong try came first (a δ shown after a wrong try stays wrong in the score)
   var state = asked.map(function () {{ return null; }});
+  var missed = asked.map(function () {{ return false; }});
   var items = root.querySelectorAll(".vz-q"), notes = root.querySelectorAll(".vz-quiz-note");
   var score = root.querySelector(".vz-quiz-score");
+  var legend = root.querySelectorAll("text[data-legend]");
   function group(id) {{ return root.querySelector("#{uid}-" + id); }}
   function parse(text) {{
     var parts = text.split(/[\\s,;\\[\\]()]+/).filter(function (s) {{ return s.length; }});
-    var nums = parts.map(Number);
+    var nums = parts.map(function (s) {{ return Number(s.replace("\\u2212", "-")); }});
     return nums.length && nums.every(isFinite) ? nums : null;
   }}
   function close(got, want) {{
+    if (got.length !== want.length) return false;
     var big = Math.max.apply(null, want.map(Math.abs));
     return want.every(function (v, k) {{
       return Math.abs(got[k] - v) <= tol * Math.max(Math.abs(v), 1e-3 * big, 1e-12);
     }});
   }}
+  function found(k) {{ return state[k] === "right" || state[k] === "shown"; }}
   function refresh() {{
     var frame = +root.dataset.frame;
-    var pending = {{}};
+    var hold = {{}};            // a box's δ's stay hidden from the frame of its first unfound δ
     asked.forEach(function (q, k) {{
-      var open = q.frame === frame && state[k] === null;
-      if (open) {{ pending[q.node] = true; }}
-      var e = group(q.edge);
-      e.classList.toggle("vz-ask", q.frame === frame && state[k] === null);
+      var e = group(q.edge), unfound = !found(k);
+      e.classList.toggle("vz-ask", q.frame === frame && unfound);
       e.querySelectorAll('text[data-at="' + q.frame + '"]').forEach(function (t) {{
-        t.classList.toggle("vz-quiz-hidden", open);
+        t.classList.toggle("vz-quiz-hidden", unfound);
       }});
+      if (e.vzTip) root.vzTip(e, frame, unfound ? q.frame : null);
+      if (unfound) hold[q.node] = Math.min(q.frame, q.node in hold ? hold[q.node] : Infinity);
       items[k].classList.toggle("vz-current", q.frame === frame);
     }});
-    asked.forEach(function (q, k) {{
-      var held = !!pending[q.node] && q.frame === frame;
-      group(q.node).querySelectorAll('text[data-at="' + q.frame + '"]').forEach(function (t) {{
-        t.classList.toggle("vz-quiz-hidden", held);
+    asked.forEach(function (q) {{
+      var n = group(q.node), from = q.node in hold ? hold[q.node] : null;
+      n.querySelectorAll("text[data-at]").forEach(function (t) {{
+        t.classList.toggle("vz-quiz-hidden", from !== null && +t.dataset.at >= from);
       }});
-      // tooltips keep an unanswered δ out too (the edge's, and the total it completes)
-      var e = group(q.edge), n = group(q.node);
-      if (e.vzTip) root.vzTip(e, frame, q.frame === frame && state[k] === null ? frame : null);
-      if (n.vzTip && q.frame === frame) root.vzTip(n, frame, held ? frame : null);
+      if (n.vzTip) root.vzTip(n, frame, from);
     }});
+    // the legend's numbers are the range of every δ: hidden until every δ asked is found
+    var done = asked.every(function (q, k) {{ return found(k); }});
+    legend.forEach(function (t) {{ t.classList.toggle("vz-quiz-hidden", !done); }});
     notes.forEach(function (n) {{
       n.classList.toggle("vz-current", n.dataset.frames.split(" ").indexOf(String(frame)) >= 0);
     }});
-    function count(v) {{ return state.filter(function (s) {{ return s === v; }}).length; }}
-    score.textContent = "Your answers: " + count("right") + " right, " + count("wrong") +
-      " wrong (of " + asked.length + " δ's asked; your last answer to each counts).";
+    var right = 0, wrong = 0, shown = 0;
+    asked.forEach(function (q, k) {{
+      if (state[k] === "right") right++;
+      else if (state[k] === "wrong" || (state[k] === "shown" && missed[k])) wrong++;
+      else if (state[k] === "shown") shown++;
+    }});
+    score.textContent = "Your answers: " + right + " right, " + wrong + " wrong, " + shown +
+      " shown (of " + asked.length + " δ's asked).";
+  }}
+  function looksLike(q, got) {{
+    var other = q.others.filter(function (o) {{ return close(got, o.values); }})[0];
+    if (other) return "That is " + other.name + ", the δ this operation sends to its other " +
+      "input: the question is " + q.name + ".";
+    if (close(got, q.values.map(function (v) {{ return -v; }}))) return "It has the wrong sign.";
+    return "";
   }}
   function answer(k, reveal) {{
     var q = asked[k], item = items[k], box = item.querySelector("input");
     var feedback = item.querySelector(".vz-q-feedback");
+    var rule = "\\nThe rule: " + q.rule;
+    if (reveal) {{
+      if (state[k] !== "right") state[k] = "shown";
+      item.classList.remove("vz-wrong");
+      feedback.textContent = q.name + " = " + q.right + " (shown)" + rule;
+      refresh();
+      return;
+    }}
+    if (state[k] === "shown") {{
+      feedback.textContent = q.name + " = " + q.right + " was shown: a value typed now is " +
+        "not counted." + rule;
+      return;
+    }}
     var got = parse(box.value);
-    if (!reveal && (got === null || got.length !== q.values.length)) {{
+    if (got === null || got.length !== q.values.length) {{
       feedback.textContent = (q.values.length > 1 ? "This δ has " + q.values.length +
         " elements: type " + q.values.length + " numbers, such as [1, 2" +
         (q.values.length > 2 ? ", …]" : "]") : "Type one number") + ", then press check.";
       return;
     }}
-    var right = !reveal && close(got, q.values);
-    state[k] = reveal ? "shown" : right ? "right" : "wrong";
+    var right = close(got, q.values);
+    if (!right) missed[k] = true;
+    state[k] = right ? "right" : "wrong";
     item.classList.toggle("vz-right", right);
-    item.classList.toggle("vz-wrong", !right && !reveal);
-    feedback.textContent = (right ? "\\u2713 right: δ = " + q.right :
-      reveal ? "δ = " + q.right :
-      "\\u2717 wrong: you wrote " + box.value.trim() + ", but δ = " + q.right) +
-      "\\nrule: " + q.rule;
+    item.classList.toggle("vz-wrong", !right);
+    var hint = right ? "" : looksLike(q, got);
+    feedback.textContent = right ? "\\u2713 right: " + q.name + " = " + q.right + rule :
+      "\\u2717 wrong: you wrote " + box.value.trim() + ". " + (hint ? hint + " " : "") +
+      "Try again, or press show." + rule;
     refresh();
   }}
   items.forEach(function (item, k) {{
@@ -223,11 +208,12 @@ def quiz_parts(frames, uid, tol):
     blocks = []
     for k, q in enumerate(asked):
         shape = f", shape {q['shape']}" if q["shape"] else ""
-        what = (f"δ on the edge <b>{html.escape(q['label'])}</b> (input {q['slot']}{shape}, "
-                f"drawn in orange)?")
+        what = (f"<b>{markup.text(q['name'])}</b>, the δ on the edge "
+                f"{markup.text(q['where'])}{shape} (drawn in orange)?")
         blocks.append(
             f'<div class="vz-q" data-q="{k}"><span>{what}</span>'
-            f'<input type="text" aria-label="your δ for {html.escape(q["label"])}" '
+            f'<input type="text" aria-label="your {markup.text(q["name"])} '
+            f'({markup.text(q["where"])})" '
             f'placeholder="{"[…, …]" if len(q["values"]) > 1 else "a number"}">'
             f'<button type="button" class="vz-q-check">check</button> '
             f'<button type="button" class="vz-q-show">show</button>'
@@ -243,8 +229,8 @@ def quiz_parts(frames, uid, tol):
     for frames_of_note, text in notes:
         if frames_of_note:
             blocks.append(f'<div class="vz-quiz-note" data-frames="'
-                          f'{" ".join(map(str, frames_of_note))}">{html.escape(text)}</div>')
+                          f'{" ".join(map(str, frames_of_note))}">{markup.text(text)}</div>')
     blocks.append('<div class="vz-quiz-score"></div>')
     panel = f'<div class="vz-quiz">{"".join(blocks)}</div>'
-    data = json.dumps(asked, ensure_ascii=False).replace("</", "<\\/")
+    data = markup.script_json(asked)
     return panel, STYLE.format(uid=uid), SCRIPT.format(uid=uid, questions=data, tol=float(tol))

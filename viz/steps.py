@@ -17,7 +17,7 @@ import numpy as np
 
 from . import labels
 from .draw import Options, Timeline, module_types, render, too_many
-from .quiz import rule_text
+from .rules import named_rules, rule_text, templates
 from .render import svg as render_svg
 from .svgview import annotate, hold_legend, state_svg
 from .trace import trace
@@ -48,7 +48,8 @@ class Picture:
 class Frame:
     """One step: ``phase`` ("forward" or "backward"), ``index`` (0-based over all frames),
     ``node`` (the operation being evaluated), ``title`` and ``formula`` (the operation's rule
-    for this phase), and ``picture``, shared by all frames. ``svg()`` is the picture as this
+    for this phase: in a backward frame one rule per input in the graph's names, δ_w = δ_out ·
+    x, where ``viz.rules`` knows the operation), and ``picture``, shared by all frames. ``svg()`` is the picture as this
     frame shows it (shown inline in Jupyter)."""
 
     def __init__(self, phase, index, number, count, node, picture):
@@ -56,7 +57,8 @@ class Frame:
         self.node, self.picture = node, picture
         where = f" (module {node.module})" if node.module else ""
         self.title = f"{phase.capitalize()} {number}/{count}: {node.name}{where}"
-        self.formula = labels.formula_part(node.formula, phase)
+        rules = named_rules(picture.graph, node) if phase == "backward" else None
+        self.formula = rules or labels.formula_part(node.formula, phase)
         self.numbers = _numbers(picture.graph, node) if phase == "backward" else ""
 
     def svg(self):
@@ -126,9 +128,8 @@ def _numbers(graph, op):
     for e in sorted(graph.edges_into(op.id), key=lambda e: e.slot):
         if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
             continue
-        rule = rule_text(graph, op, e)
-        if rule.startswith("δ = δ_out · (the local derivative"):
-            rule = ""              # no rule of its own: the formula above the picture says it
+        # an operation with no rule of its own: the formula above the picture says it
+        rule = rule_text(graph, op, e) if templates(op) else ""
         lines.append(f"to {graph[e.src].name}: {rule + '  →  ' if rule else ''}"
                      f"δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
     return "\n".join(lines)

@@ -20,6 +20,8 @@ import itertools
 import json
 import re
 
+from . import markup
+
 MIN_LABEL_PX = 10          # the smallest label size the views allow at their initial scale
 STILL_HEIGHT_PX = 600      # the height of a still picture's box (where scripts do not run)
 PT_TO_PX = 96 / 72         # dot writes sizes in points
@@ -61,7 +63,8 @@ def hold_legend(svg, frame):
     has run, no gradient is known, so none may be read off the legend."""
     first_group = _GROUP.search(svg)
     head_end = first_group.start() if first_group else len(svg)
-    head = re.sub(r'<text\b(?=[^>]*\bfill="white")', f'<text data-at="{frame}"', svg[:head_end])
+    head = re.sub(r'<text\b(?=[^>]*\bfill="white")', f'<text data-at="{frame}" data-legend="1"',
+                  svg[:head_end])
     return head + svg[head_end:]
 
 
@@ -74,7 +77,7 @@ def _annotate_group(text, mark):
     extra = ""
     if tip and any(at is not None for _, at in tip):
         lines = [[-1 if at is None else at, line] for line, at in tip]
-        extra += f' data-tip="{html.escape(json.dumps(lines, ensure_ascii=False))}"'
+        extra += f' data-tip="{markup.json_attr(lines)}"'
         title = _title(tip_at(lines, -1))
         body = _TITLE.sub(lambda _: title, body)
     if sent is not None:
@@ -106,7 +109,7 @@ def tip_at(lines, frame):
 
 def _title(text):
     """An ``xlink:title`` attribute holding ``text`` (line breaks as dot writes them)."""
-    return 'xlink:title="' + html.escape(text).replace("\n", "&#10;") + '"'
+    return 'xlink:title="' + markup.text(text).replace("\n", "&#10;") + '"'
 
 
 def state_svg(svg, frame):
@@ -263,6 +266,32 @@ VIEW_SCRIPT = """
   window.addEventListener("pointerup", function () {{
     drag = null; view.classList.remove("vz-dragging");
   }});
+  // Bring ``els`` (the operation a frame evaluates, the edges a quiz asks about) into the box:
+  // scroll it so that they all show, or, when they cannot, so that the first is centred. The
+  // scale stays the reader's; the page itself does not move.
+  root.vzReveal = function (els) {{
+    var vr = view.getBoundingClientRect(), box = null, first = null;
+    els.forEach(function (el) {{
+      var r = el.getBoundingClientRect();
+      if (!r.width && !r.height) return;
+      var b = [r.left - vr.left + view.scrollLeft, r.top - vr.top + view.scrollTop,
+               r.right - vr.left + view.scrollLeft, r.bottom - vr.top + view.scrollTop];
+      if (!first) first = b;
+      box = box ? [Math.min(box[0], b[0]), Math.min(box[1], b[1]), Math.max(box[2], b[2]),
+                   Math.max(box[3], b[3])] : b;
+    }});
+    if (!box || !view.clientWidth || !view.clientHeight) return;
+    var m = 24, W = view.clientWidth, H = view.clientHeight;
+    if (box[2] - box[0] + 2 * m > W || box[3] - box[1] + 2 * m > H) box = first;
+    function into(lo, hi, at, size) {{
+      if (hi - lo + 2 * m > size) return (lo + hi) / 2 - size / 2;
+      if (lo - m < at) return lo - m;
+      if (hi + m > at + size) return hi + m - size;
+      return at;
+    }}
+    view.scrollLeft = into(box[0], box[2], view.scrollLeft, W);
+    view.scrollTop = into(box[1], box[3], view.scrollTop, H);
+  }};
   start();
 }})();
 """
@@ -311,11 +340,11 @@ def still_html(svg, note):
             '<img alt="compute graph" style="max-width: none; max-height: none" '
             f'src="data:image/svg+xml;base64,{data}"></div>'
             '<div style="font-family: Helvetica, Arial, sans-serif; font-size: 13px; '
-            f'color: #666">A still picture: {html.escape(note)}.</div></div>')
+            f'color: #666">A still picture: {markup.text(note)}.</div></div>')
 
 
 def page(fragment, title):
     """A complete HTML document around ``fragment``."""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n</head>\n<body>\n{fragment}\n"
+            f"<title>{markup.text(title)}</title>\n</head>\n<body>\n{fragment}\n"
             "</body>\n</html>\n")

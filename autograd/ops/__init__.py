@@ -1,6 +1,10 @@
 """The operations: each a ``Function`` with its forward and its local derivative side by side.
 
-- ``elementwise``: arithmetic, exp/log/trig, activations, where/maximum/clamp, casts
+- ``arithmetic``: + - * / ** // % and negation (read this one first)
+- ``elementary``: exp, log, log1p, sqrt, sin, cos
+- ``activation``: tanh, sigmoid, relu, leaky_relu, elu, softplus, erf, gelu
+- ``piecewise``: abs, maximum, minimum, where, clamp
+- ``cast``: a cast to another dtype, and clone
 - ``reduction``: sum/mean/var/max/prod, logsumexp, softmax, log-softmax
 - ``shape``: reshape/transpose/permute/expand, cat/stack/split, pad/flip/repeat
 - ``indexing``: ``__getitem__``, gather, index_select, masked_fill

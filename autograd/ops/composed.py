@@ -10,18 +10,26 @@ import numpy as np
 
 from ..args import normalize_dim
 from ..tensor import Tensor, raw_data
-from . import elementwise, indexing, linalg
+from . import cast, elementary, indexing, linalg, piecewise
 from . import shape as shape_ops   # "shape" is a local name below
 
 
 def sinh(x):
     """sinh x = (eˣ - e⁻ˣ) / 2;   d/dx = cosh x"""
-    return (elementwise.exp(x) - elementwise.exp(-x)) * 0.5
+    return (elementary.exp(x) - elementary.exp(-x)) * 0.5
 
 
 def cosh(x):
     """cosh x = (eˣ + e⁻ˣ) / 2;   d/dx = sinh x"""
-    return (elementwise.exp(x) + elementwise.exp(-x)) * 0.5
+    return (elementary.exp(x) + elementary.exp(-x)) * 0.5
+
+
+def log10(x):
+    """log₁₀ x = ln x / ln 10;   d/dx = 1 / (x ln 10)"""
+    return elementary.log(x) * _INV_LN10
+
+
+_INV_LN10 = 1.0 / np.log(10.0)
 
 
 def square(x):
@@ -35,7 +43,7 @@ def _piecewise_constant(x, values):
     picks ``x`` gives exactly that zero gradient)."""
     if not x.requires_grad:
         return Tensor._make(values, None)
-    return elementwise.where(np.zeros(x.shape, dtype=bool), x, values)
+    return piecewise.where(np.zeros(x.shape, dtype=bool), x, values)
 
 
 def sign(x):
@@ -95,7 +103,7 @@ def cumsum(x, dim, dtype=None):
     sums from the end."""
     d = normalize_dim(dim, x.ndim, "cumsum")
     if dtype is not None:
-        x = elementwise.cast(x, dtype)
+        x = cast.cast(x, dtype)
     if not np.issubdtype(x.dtype, np.floating):
         return Tensor._make(np.cumsum(x._data, axis=d), None)
     n = x.shape[d] if x.ndim else 1
@@ -110,7 +118,7 @@ def _triangle(x, diagonal, upper, op):
         raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {tuple(x.shape)}")
     rows, cols = x.shape[-2:]
     keep = (np.triu if upper else np.tril)(np.ones((rows, cols), dtype=bool), diagonal)
-    return elementwise.where(keep, x, 0.0)
+    return piecewise.where(keep, x, 0.0)
 
 
 def tril(x, diagonal=0):
@@ -135,7 +143,7 @@ def diag(x, diagonal=0):
         padded = shape_ops.pad(x, (0, abs(k)))
         on_diagonal = np.eye(n, n, k, dtype=bool)
         spread = shape_ops.unsqueeze(padded, 1 if k >= 0 else 0)
-        return elementwise.where(on_diagonal, spread, 0.0)
+        return piecewise.where(on_diagonal, spread, 0.0)
     if x.ndim == 2:
         rows, cols = x.shape
         start_row, start_col = max(-k, 0), max(k, 0)

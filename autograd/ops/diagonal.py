@@ -16,7 +16,7 @@ from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function
 from ..tensor import Tensor
-from .elementwise import where
+from .piecewise import where
 from .shape import mark_view
 
 
@@ -47,6 +47,8 @@ class Diagonal(Function):
         ctx.in_shape, ctx.where = x.shape, dict(offset=offset, dim1=dim1, dim2=dim2)
         return diagonal_array(x, offset, dim1, dim2)
 
+    rules = {"x": "δ_x = δ_out, written on the same diagonal of zeros"}
+
     def backward(ctx, grad):
         zeros = np.zeros(ctx.in_shape, dtype=grad.dtype)
         return ctx.xp.diagonal_scatter(zeros, grad, **ctx.where)
@@ -65,6 +67,10 @@ class DiagonalScatter(Function):
     def forward(ctx, x, v, offset, dim1, dim2):
         ctx.where = dict(offset=offset, dim1=dim1, dim2=dim2)
         return _scatter_array(x, v, offset, dim1, dim2)
+
+    rules = {
+        "x": "δ_x = δ_out, 0 on the replaced diagonal",
+        "v": "δ_v = δ_out, read on the diagonal"}
 
     def backward(ctx, grad):
         need_x, need_v = ctx.needs_input_grad

@@ -9,12 +9,14 @@ import re
 import numpy as np
 
 from ..args import normalize_dim
+from ..convert import as_array
 from ..dtypes import promote_inputs
-from ..function import Function, SliceGrad
+from ..function import Function
+from ..lazy_grads import SliceGrad
 from ..scalars import checked_fill_value
-from ..tensor import Tensor, as_array
+from ..tensor import Tensor
 from ..xp import _is_basic
-from .elementwise import Where
+from .piecewise import Where
 from .shape import mark_view
 
 
@@ -35,6 +37,9 @@ class GetItem(Function):
         if isinstance(out, np.generic):   # every dimension indexed by an int: a 0-d view of x
             out = x[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
         return out
+
+    rules = {
+        "x": "δ_x = δ_out, put back at the indexed places (0 elsewhere, repeated indices add up)"}
 
     def backward(ctx, grad):
         if not ctx.differentiable and _is_basic(ctx.index):
@@ -66,6 +71,8 @@ class Unindex(Function):
             np.add.at(out, index, x)
         return out
 
+    rules = {"x": "δ_x = δ_out, read at the indexed places"}
+
     def backward(ctx, grad):
         return grad[ctx.index]
 
@@ -88,6 +95,10 @@ class IndexPut(Function):
         ctx.save(kept=kept)
         ctx.v_shape = np.shape(v)
         return out
+
+    rules = {
+        "x": "δ_x = δ_out, 0 at the places written",
+        "v": "δ_v = δ_out, read at the places written"}
 
     def backward(ctx, grad):
         need_x, need_v = ctx.needs_input_grad

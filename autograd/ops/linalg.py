@@ -17,6 +17,8 @@ class MatMul(Function):
         ctx.save(a, b)
         return product(a, b)
 
+    rules = {"a": "δ_a = δ_out @ bᵀ", "b": "δ_b = aᵀ @ δ_out"}
+
     def backward(ctx, grad):
         a, b = ctx.saved
         need_a, need_b = ctx.needs_input_grad
@@ -62,6 +64,11 @@ class Linear(Function):
         if bias is not None:
             out += bias
         return out.reshape(x.shape[:-1] + out.shape[-1:]) if x.ndim > 2 else out
+
+    rules = {
+        "x": "δ_x = δ_out @ weight",
+        "weight": "δ_weight = δ_outᵀ @ x, summed over the batch",
+        "bias": "δ_bias = δ_out, summed over the batch"}
 
     def backward(ctx, grad):
         x, weight = ctx.saved

@@ -37,6 +37,8 @@ class Sum(Function):
         ctx.in_shape, ctx.kshape = x.shape, _keepdims_shape(x.shape, axis)
         return x.sum(axis=axis, keepdims=keepdims)
 
+    rules = {"x": "δ_x = δ_out, copied to every element that was summed"}
+
     def backward(ctx, grad):
         return _expand_grad(ctx, grad)
 
@@ -49,6 +51,8 @@ class Mean(Function):
         out = x.mean(axis=axis, keepdims=keepdims)
         ctx.n = x.size // out.size if out.size else 1
         return out
+
+    rules = {"x": "δ_x = δ_out / n, copied to every element of the n averaged"}
 
     def backward(ctx, grad):
         return _expand_grad(ctx, grad / ctx.n)
@@ -67,6 +71,8 @@ class Amax(Function):
         ctx.axis, ctx.nan_wins = axis, nan_wins
         ctx.in_shape, ctx.kshape = x.shape, out.shape
         return out if keepdims else _drop_axes(out, axis)
+
+    rules = {"x": "δ_x = δ_out · [x = out], shared evenly when several elements equal out"}
 
     def backward(ctx, grad):
         x, extreme = raw_data(ctx.saved[0]), ctx.extreme
@@ -94,6 +100,8 @@ class PickAlong(Function):
         out = np.take_along_axis(x, idx, axis)
         return out if keepdims else out.squeeze(axis)
 
+    rules = {"x": "δ_x = δ_out, at the index max or min picked (0 elsewhere)"}
+
     def backward(ctx, grad):
         return _expand_grad(ctx, grad) * ctx.picked
 
@@ -109,6 +117,8 @@ class Prod(Function):
                                                             else (axis,))
         return x.prod(axis=axis, keepdims=keepdims)
 
+    rules = {"x": "δ_x = δ_out · out / x, computed as the product of the other x's (x = 0 works)"}
+
     def backward(ctx, grad):
         x, = ctx.saved
         return _expand_grad(ctx, grad) * ctx.xp.prod_others(x, ctx.axis)
@@ -122,6 +132,8 @@ class SafeSqrt(Function):
         y = np.sqrt(v)
         ctx.save(output=y)
         return y
+
+    rules = {"v": "δ_v = δ_out / (2 · out), taken as 0 where out = 0"}
 
     def backward(ctx, grad):
         y, = ctx.saved
@@ -146,6 +158,8 @@ class LogSumExp(Function):
         ctx.save(x, output=out)
         return out
 
+    rules = {"x": "δ_x = δ_out · exp(x − out)"}
+
     def backward(ctx, grad):
         x, out = ctx.saved
         return _expand_grad(ctx, grad) * ctx.xp.exp(x - out.reshape(ctx.kshape))
@@ -163,6 +177,8 @@ class Softmax(Function):
         ctx.save(output=y)
         return y
 
+    rules = {"x": "δ_x = out · (δ_out − Σ(δ_out · out)), Σ along the softmax's axis"}
+
     def backward(ctx, grad):
         y, = ctx.saved
         return y * (grad - sum_keep(grad * y, ctx.axis))
@@ -179,6 +195,8 @@ class LogSoftmax(Function):
         ctx.axis = axis
         ctx.save(output=y)
         return y
+
+    rules = {"x": "δ_x = δ_out − exp(out) · Σ(δ_out), Σ along the softmax's axis"}
 
     def backward(ctx, grad):
         y, = ctx.saved
@@ -203,7 +221,7 @@ def _accumulating(x, dtype):
         if x._data.dtype.kind not in "biu" or x._data.dtype == np.int64:
             return x
         dtype = np.int64
-    from .elementwise import cast
+    from .cast import cast
     return cast(x, dtype)
 
 
@@ -278,7 +296,7 @@ def max(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise maximum of the two
     (``torch.max(a, b)``), as PyTorch."""
     if args and isinstance(args[0], Tensor):
-        from .elementwise import maximum
+        from .piecewise import maximum
         return maximum(x, args[0])
     return _max_along(x, *args, **kwargs)
 
@@ -288,7 +306,7 @@ def min(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise minimum of the two
     (``torch.min(a, b)``)."""
     if args and isinstance(args[0], Tensor):
-        from .elementwise import minimum
+        from .piecewise import minimum
         return minimum(x, args[0])
     return _min_along(x, *args, **kwargs)
 
@@ -353,7 +371,7 @@ def log_softmax(x, dim, dtype=None):
 def _converted(x, dtype):
     if dtype is None or x._data.dtype == np.dtype(dtype):
         return x
-    from .elementwise import cast
+    from .cast import cast
     return cast(x, dtype)
 
 

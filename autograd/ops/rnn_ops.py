@@ -16,7 +16,8 @@ import numpy as np
 
 from ..blas import product
 from ..dtypes import floating
-from ..function import Function, ProductGrad
+from ..function import Function
+from ..lazy_grads import ProductGrad
 from ..xp import NUMPY
 from .linalg import _mT
 

@@ -20,6 +20,8 @@ class Reshape(Function):
         ctx.in_shape = x.shape
         return x.reshape(shape)
 
+    rules = {"x": "δ_x = δ_out, reshaped to x's shape"}
+
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
@@ -36,6 +38,8 @@ class Transpose(Function):
         ctx.axes = axes
         return np.transpose(x, axes)
 
+    rules = {"x": "δ_x = δ_out, with the axes permuted back"}
+
     def backward(ctx, grad):
         return ctx.xp.transpose(grad, np.argsort(ctx.axes))
 
@@ -50,6 +54,8 @@ class BroadcastTo(Function):
     def forward(ctx, x, shape):
         return np.broadcast_to(x, shape)
 
+    rules = {"x": "δ_x = δ_out, summed over the axes x was broadcast along"}
+
     def backward(ctx, grad):
         return grad
 
@@ -63,6 +69,8 @@ class Cat(Function):
         ctx.axis = axis
         ctx.bounds = np.cumsum([0] + [x.shape[axis] for x in xs])
         return np.concatenate(xs, axis=axis)
+
+    rules = {"xs": "δ_xs = δ_out, each x getting the slice it filled"}
 
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
@@ -79,6 +87,8 @@ class Stack(Function):
         ctx.axis, ctx.n = axis, len(xs)
         return np.stack(xs, axis=axis)
 
+    rules = {"xs": "δ_xs = δ_out, each x getting its slice along the new axis"}
+
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.axis
         return tuple(grad[lead + (k,)] for k in range(ctx.n))
@@ -90,6 +100,8 @@ class Pad(Function):
     def forward(ctx, x, widths, value=0.0):
         ctx.inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, x.shape))
         return np.pad(x, widths, constant_values=value)
+
+    rules = {"x": "δ_x = δ_out, without the padding"}
 
     def backward(ctx, grad):
         return grad[ctx.inner]
@@ -103,6 +115,8 @@ class Flip(Function):
         ctx.axes = axes
         return np.flip(x, axes).copy()
 
+    rules = {"x": "δ_x = δ_out, reversed back along the flipped axes"}
+
     def backward(ctx, grad):
         return ctx.xp.flip(grad, ctx.axes)
 
@@ -115,6 +129,8 @@ class Tile(Function):
         ctx.in_shape, ctx.padded_shape = x.shape, (1,) * (len(reps) - x.ndim) + x.shape
         ctx.reps = reps
         return np.tile(x, reps)
+
+    rules = {"x": "δ_x = δ_out, summed over all the copies"}
 
     def backward(ctx, grad):
         split = []

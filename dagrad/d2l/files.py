@@ -10,10 +10,16 @@ gets it. The layout (``root`` is ``../data`` unless a data module is given anoth
     root/wikitext-2/wiki.train.tokens    (or root/wikitext-2-v1.zip)
     root/ptb/ptb.train.txt               (or root/ptb.zip)
     root/glove.6B.50d/vec.txt            (or root/glove.6B.50d.zip; the other embeddings alike)
+
+Every file is opened once, through ``nn``'s regular-file guard (``present`` finds it, ``open_data``
+/ ``read_data`` open it): a FIFO or a device at one of these paths is refused at once with a
+ValueError instead of blocking or reading without end.
 """
 import os
 import tarfile
 import zipfile
+
+from dagrad.nn.formats.guard import file_size, open_regular_file, open_text
 
 DATA_URL = "http://d2l-data.s3-accelerate.amazonaws.com/"
 DATA_HUB = {
@@ -34,6 +40,24 @@ def missing(what, path, source=None, instead="pass root=<the folder that holds i
         f"file {name!r}{where} at that path, or {instead}.")
 
 
+def present(path):
+    """Whether something other than a folder is at ``path`` (a file, or a FIFO or device that
+    the guard will refuse when it is opened, with an error saying what it is)."""
+    return os.path.lexists(path) and not os.path.isdir(path)
+
+
+def open_data(what, path, binary=False):
+    """The book's data file at ``path``, opened through the regular-file guard (text in UTF-8
+    unless ``binary``); ``what`` names the reader in errors."""
+    return open_regular_file(path, what) if binary else open_text(path, what)
+
+
+def read_data(what, path):
+    """The text (UTF-8) of the book's data file at ``path`` (see ``open_data``)."""
+    with open_data(what, path) as f:
+        return f.read()
+
+
 def download(url, folder="../data", sha1_hash=None):
     """The local path of the book's file ``url`` (a URL, or a name in ``DATA_HUB``):
     ``folder/<the URL's last part>``. The file is used as found (its SHA-1 is not checked: a
@@ -46,7 +70,7 @@ def download(url, folder="../data", sha1_hash=None):
                            f"({sorted(DATA_HUB)})")
         url, sha1_hash = DATA_HUB[url]
     fname = os.path.join(folder, url.split("/")[-1])
-    if os.path.isfile(fname):
+    if present(fname):
         return fname
     unpacked = _unpacked(fname)
     if unpacked and os.path.isdir(unpacked):
@@ -75,15 +99,16 @@ def extract(filename, folder=None):
         return
     folder = os.path.dirname(filename) if folder is None else folder
     ext = os.path.splitext(filename)[1]
-    if ext == ".zip":
-        with zipfile.ZipFile(filename) as archive:
-            _check_zip(archive, folder, os.path.getsize(filename), filename)
-            archive.extractall(folder)
-    elif ext in (".tar", ".gz"):
-        with tarfile.open(filename) as archive:
-            archive.extractall(folder, filter="data")   # refuses paths outside folder, links
-    else:
+    if ext not in (".zip", ".tar", ".gz"):
         raise ValueError(f"extract: {filename} is not a .zip, .tar or .tar.gz archive")
+    with open_data("extract", filename, binary=True) as f:
+        if ext == ".zip":
+            with zipfile.ZipFile(f) as archive:
+                _check_zip(archive, folder, file_size(f), filename)
+                archive.extractall(folder)
+        else:
+            with tarfile.open(fileobj=f) as archive:
+                archive.extractall(folder, filter="data")   # refuses paths outside, links
 
 
 def _check_zip(archive, folder, size, filename):
@@ -109,11 +134,11 @@ def unpacked_member(what, root, name, member, folder=None):
     archive = os.path.join(root, url.split("/")[-1])
     folder = folder or os.path.basename(_unpacked(archive))
     path = os.path.join(root, folder, member)
-    if os.path.isfile(path):
+    if present(path):
         return path
-    if os.path.isfile(archive):
+    if present(archive):
         extract(archive, root)
-        if os.path.isfile(path):
+        if present(path):
             return path
         raise ValueError(f"{what}: {archive} holds no {folder}/{member}")
     raise missing(what, path, "inside " + url,

@@ -12,7 +12,7 @@ from dagrad.torch.nn import functional as F
 
 from . import aliases as a
 from .base import SGD, DataModule, Module
-from .files import missing
+from .files import missing, present
 from .plotting import show_images
 from .utils import Accumulator
 
@@ -180,7 +180,7 @@ class FashionMNIST(DataModule):
         arrays = []
         for name in FASHION_FILES[train]:
             path = os.path.join(folder, name)
-            found = [p for p in (path, path + ".gz") if os.path.isfile(p)]
+            found = [p for p in (path, path + ".gz") if present(p)]
             if not found:
                 raise missing("FashionMNIST", path, "github.com/zalandoresearch/fashion-mnist"
                               f" as {name}.gz, which may stay compressed",

@@ -8,7 +8,7 @@ import numpy as np
 from dagrad import torch
 from dagrad.torch import nn
 
-from .files import DATA_HUB, missing
+from .files import DATA_HUB, missing, open_data, present
 from .linear import evaluate_loss, linreg, load_array, squared_loss
 from .plotting import Animator
 from .utils import Timer
@@ -34,10 +34,11 @@ def get_data_ch11(batch_size=10, n=1500, root="../data"):
     level, each column standardised; the number of features). Reads
     ``root/airfoil_self_noise.dat`` (tab-separated, six columns)."""
     path = os.path.join(root, "airfoil_self_noise.dat")
-    if not os.path.isfile(path):
+    if not present(path):
         raise missing("get_data_ch11", path, DATA_HUB["airfoil"][0],
                       "pass root=<the folder holding airfoil_self_noise.dat>")
-    data = np.genfromtxt(path, dtype=np.float32, delimiter="\t")
+    with open_data("get_data_ch11", path) as f:
+        data = np.genfromtxt(f, dtype=np.float32, delimiter="\t")
     if data.ndim != 2 or data.shape[1] < 2 or np.isnan(data).any():
         raise ValueError(f"get_data_ch11: the airfoil file must hold rows of tab-separated "
                          f"numbers (6 columns), got an array of shape {data.shape}"

@@ -9,7 +9,7 @@ from dagrad.torch import nn
 from dagrad.torch.nn import functional as F
 
 from .base import DataModule, Module
-from .files import DATA_HUB, missing
+from .files import DATA_HUB, missing, present, read_data
 from .linear import Classifier
 
 
@@ -63,11 +63,10 @@ class TimeMachine(DataModule):
 
     def _download(self):
         path = os.path.join(self.root, "timemachine.txt")
-        if not os.path.isfile(path):
+        if not present(path):
             raise missing("TimeMachine", path, DATA_HUB["time_machine"][0],
                           "pass root=<the folder holding timemachine.txt>")
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return read_data("TimeMachine", path)
 
     def _preprocess(self, text):
         return re.sub("[^A-Za-z]+", " ", text).lower()

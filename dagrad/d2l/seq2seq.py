@@ -9,7 +9,9 @@ from dagrad import torch
 from dagrad.torch import nn
 
 from .base import DataModule, grad_clipping
-from .files import DATA_HUB, MAX_DEFLATE_RATIO, missing
+from dagrad.nn.formats.guard import file_size
+
+from .files import DATA_HUB, MAX_DEFLATE_RATIO, missing, open_data, present, read_data
 from .linear import Classifier, load_array
 from .plotting import Animator
 from .rnn import GRU, Vocab
@@ -20,17 +22,16 @@ def read_fra_eng(root):
     """The text of ``root/fra-eng/fra.txt``, or of that member of ``root/fra-eng.zip``: one
     "English<TAB>French" pair a line (UTF-8)."""
     path = os.path.join(root, "fra-eng", "fra.txt")
-    if os.path.isfile(path):
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+    if present(path):
+        return read_data("MTFraEng", path)
     archive = os.path.join(root, "fra-eng.zip")
-    if not os.path.isfile(archive):
+    if not present(archive):
         raise missing("MTFraEng", path, "inside " + DATA_HUB["fra-eng"][0],
                       f"leave the zip itself at {os.path.abspath(archive)}, or pass "
                       f"root=<the folder holding fra-eng/>")
-    with zipfile.ZipFile(archive) as z:
+    with open_data("MTFraEng", archive, binary=True) as f, zipfile.ZipFile(f) as z:
         info = z.getinfo("fra-eng/fra.txt")
-        if info.file_size > MAX_DEFLATE_RATIO * os.path.getsize(archive):
+        if info.file_size > MAX_DEFLATE_RATIO * file_size(f):
             raise ValueError(f"MTFraEng: {archive} claims {info.file_size} bytes for "
                              f"fra-eng/fra.txt, more than the zip can hold")
         return z.read(info).decode("utf-8")

@@ -7,7 +7,7 @@ import random
 from dagrad import torch
 
 from .bert import get_tokens_and_segments
-from .files import DATA_HUB, missing, unpacked_member
+from .files import DATA_HUB, missing, open_data, present, unpacked_member
 from .linear import get_dataloader_workers
 from .rnn import Vocab, tokenize
 
@@ -20,10 +20,10 @@ def _read_wiki(data_dir):
     """The paragraphs of ``data_dir/wiki.train.tokens`` in a random order: each line with at
     least two sentences (split at " . "), lower-cased, as a list of sentence strings."""
     file_name = os.path.join(data_dir, WIKI_TRAIN)
-    if not os.path.isfile(file_name):
+    if not present(file_name):
         raise missing("_read_wiki", file_name, "inside " + DATA_HUB["wikitext-2"][0],
                       "give the folder that holds it")
-    with open(file_name, encoding="utf-8") as f:
+    with open_data("_read_wiki", file_name) as f:
         lines = f.readlines()
     paragraphs = [line.strip().lower().split(" . ")
                   for line in lines if len(line.split(" . ")) >= 2]

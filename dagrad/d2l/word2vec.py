@@ -8,7 +8,7 @@ import random
 
 from dagrad import torch
 
-from .files import DATA_HUB, DATA_URL, unpacked_member
+from .files import DATA_HUB, DATA_URL, open_data, read_data, unpacked_member
 from .linear import get_dataloader_workers
 from .rnn import Vocab
 
@@ -26,8 +26,7 @@ def read_ptb(root="../data"):
     """The lines of the Penn Treebank's training split, ``root/ptb/ptb.train.txt`` (or the
     book's ``root/ptb.zip``), each as its list of words."""
     path = unpacked_member("read_ptb", root, "ptb", "ptb.train.txt")
-    with open(path, encoding="utf-8") as f:
-        raw_text = f.read()
+    raw_text = read_data("read_ptb", path)
     return [line.split() for line in raw_text.split("\n")]
 
 
@@ -157,7 +156,7 @@ class TokenEmbedding:
     def _load_embedding(self, embedding_name, root):
         idx_to_token, idx_to_vec = ["<unk>"], []
         path = unpacked_member("TokenEmbedding", root, embedding_name, "vec.txt")
-        with open(path, encoding="utf-8") as f:
+        with open_data("TokenEmbedding", path) as f:
             for number, line in enumerate(f, 1):
                 elems = line.rstrip().split(" ")
                 token, values = elems[0], elems[1:]

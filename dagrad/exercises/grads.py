@@ -1,10 +1,24 @@
-"""``check_grads``: gradients a student computed by hand, against the engine's."""
+"""``check_grads``: gradients a student computed by hand, against the engine's.
+
+What the engine knows is computed once, when the exercise is set up (``prepare``): the right
+gradients, the traced graph for the picture, and for each pair of answered tensors T → U where
+every path from T to the loss goes through U, the Jacobian that carries δ_U back to δ_T. A
+check then needs no graph, and can tell where a chain of hand-computed δ's first goes wrong
+from the δ's that merely follow from it.
+"""
+import contextlib
+
 import numpy as np
 
-from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_number, fmt_shape,
-                      largest_error, relation)
+from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_pair, fmt_shape,
+                      relation)
+from .detectors import normalisation, swapped
+from .explain import Coordinates, diagnose, render_rule, where_wrong
+from .ladder import finish
 from .picture import grads_graph, grads_svg
-from .result import CheckResult, finish, is_blank, not_answered
+from .result import NOT_ANSWERED, CheckResult, is_blank
+
+MAX_CHAIN_ELEMENTS = 64       # a Jacobian between answered tensors is kept up to this many rows
 
 
 def check_grads(answers, loss, names=None, tol=1e-5, *, exercise=None):
@@ -16,94 +30,273 @@ def check_grads(answers, loss, names=None, tol=1e-5, *, exercise=None):
     without it the tensors are found in ``loss``'s graph by their ``.name``. An element is
     right when |answer − ∂L/∂x| ≤ tol · (1 + |∂L/∂x|).
 
-    The engine's gradients are computed with ``ag.grad`` on a retained graph: no ``.grad``
-    changes and ``loss.backward()`` still works afterwards. The result has a table (per
-    tensor: shape, largest error, right or wrong and why) and, in Jupyter, the graph with the
-    wrong tensors and the edges whose δ's add up to their gradient drawn in red, the student's
-    value beside the right one.
+    The engine's gradients are computed with ``ag.grad`` on a retained graph, with the
+    tensors' hooks set aside: no ``.grad`` changes, no hook runs, and ``loss.backward()``
+    still works afterwards. The result says which gradient is wrong first (the others may
+    only follow from it), where (the worst elements), and how (sign, factor, transpose,
+    swapped, passed through unchanged); it has a table and, in Jupyter, the graph with the
+    wrong tensors and the edges whose δ's add up to their gradient drawn in red, the
+    student's value in the box (the right one on ``reveal()``).
 
-    Diagnoses: "not_answered" (some answer blank), "shape", "transposed", "sign", "factor"
-    (when every wrong gradient is wrong in that way), else "value".
+    Diagnoses: "not_answered" (some answer blank), "shape", "transposed", "sign", "factor",
+    "swapped", "missing_local_derivative", "accumulation", else "value".
     """
-    from dagrad.autograd import Tensor
     if is_blank(answers) or (isinstance(answers, dict) and answers
                              and all(is_blank(v) for v in answers.values())):
-        return not_answered(exercise)
+        return finish(CheckResult(False, NOT_ANSWERED, "not_answered", exercise))
+    _validate_answers(answers)
+    tensors = find_tensors(list(answers), _checked_loss(loss), names)
+    prepared = prepare(loss, tensors)
+    return finish(judge_grads(answers, prepared, tol, exercise=exercise),
+                  list(answers.values()))
+
+
+def _validate_answers(answers):
     if not isinstance(answers, dict) or not answers:
         raise TypeError("check_grads: answers must be a dict {name: your gradient}, e.g. "
                         "{'w': dw, 'b': db}")
+
+
+def _checked_loss(loss):
+    from dagrad.autograd import Tensor
     if not isinstance(loss, Tensor):
         raise TypeError(f"check_grads: loss must be a dagrad Tensor, got {type(loss).__name__}")
     if loss.numel() != 1:
         raise ValueError(f"check_grads: loss must have one element (a scalar), but it has "
                          f"shape {tuple(loss.shape)}; reduce it with .sum() or .mean()")
-    tensors = find_tensors(list(answers), loss, names)
-    right = engine_gradients(loss, tensors)
-    rows, verdicts = [("tensor", "shape", "largest error", "")], {}
-    for key, answer in answers.items():
-        verdicts[key] = verdict = _judge(key, answer, right[key], tol)
-        rows.append((key, fmt_shape(right[key].shape), verdict.error, verdict.cell))
-    graph = grads_graph(loss, tensors)
+    return loss
 
-    def picture():
-        return grads_svg(graph, tensors, verdicts)
+
+class Prepared:
+    """What the engine knows about ``loss`` and ``tensors`` (answer name -> Tensor), computed
+    once: ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ; its tensors
+    named by ``names``, {name: Tensor}, default the answer names), ``chains`` ({(T, U):
+    Jacobian ∂U/∂T as a (|U|, |T|) array} for U on every path from T to the loss)."""
+
+    def __init__(self, loss, tensors, names=None):
+        with hooks_set_aside(loss):
+            self.right = engine_gradients(loss, tensors)
+            self.graph = grads_graph(loss, names or tensors)
+            self.chains = _chains(tensors, self.right)
+        self.tensors = tensors
+        self.shapes = {k: tuple(t.shape) for k, t in tensors.items()}
+
+
+def prepare(loss, tensors, names=None):
+    return Prepared(_checked_loss(loss), tensors, names)
+
+
+def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coords=None,
+                misconceptions=(), given=None, rules=None, sizes=None, why=None):
+    """The verdict on ``answers`` (answer name -> the student's gradient) against
+    ``prepared``, whose tensors have the same names. ``labels`` (name -> words, default
+    "∂L/∂name"), ``coords`` (name -> ``explain.Coordinates`` spec), ``misconceptions`` (each
+    computing {name: wrong gradient}), ``rules`` (name -> the second hint, see
+    ``explain.render_rule``) and ``sizes`` come from an exercise's definition."""
+    labels = {k: (labels or {}).get(k, f"∂L/∂{k}") for k in answers}
+    coords = coords or {}
+    verdicts = {k: _judge_one(k, answers[k], prepared.right[k], tol, labels[k],
+                              coords.get(k), given, sizes) for k in answers}
     wrong = [v for v in verdicts.values() if not v.ok]
+
+    def table():
+        return [("tensor", "shape", "")] + [(labels[k], fmt_shape(prepared.shapes[k]), v.cell)
+                                            for k, v in verdicts.items()]
+
+    def picture(revealed):
+        return grads_svg(prepared.graph, prepared.tensors, verdicts, revealed, labels)
     if not wrong:
-        message = (f"All {len(verdicts)} gradients match the engine's." if len(verdicts) > 1
-                   else f"∂L/∂{next(iter(verdicts))} matches the engine's gradient.")
-        return finish(CheckResult(True, message, None, exercise, rows, picture))
-    blank = [v.name for v in wrong if v.tag == "not_answered"]
+        message = (f"All {len(verdicts)} gradients are right." if len(verdicts) > 1
+                   else f"{next(iter(labels.values()))} is right.")
+        return CheckResult(True, message, None, exercise, table(), picture)
+    blank = [labels[v.name] for v in wrong if v.tag == "not_answered"]
     judged = [v for v in wrong if v.tag != "not_answered"]
-    lines = []
+    lines, diagnosis, diagnoses = [], None, []
     if judged:
-        lines.append(f"{len(judged)} of {len(verdicts)} gradients "
-                     f"{'are' if len(judged) > 1 else 'is'} wrong:")
-        lines += [f"  ∂L/∂{v.name}: {v.explanation}" for v in judged]
+        diagnosis, lines, diagnoses = _explain(verdicts, judged, prepared, answers, tol,
+                                               labels, misconceptions, given)
     if blank:
         lines.append(f"Not answered yet: {', '.join(blank)}. Write your answer in the cell "
                      f"above, then run this cell again.")
-    tags = {v.tag for v in wrong}
-    diagnosis = "not_answered" if blank else tags.pop() if len(tags) == 1 else "value"
-    return finish(CheckResult(False, "\n".join(lines), diagnosis, exercise, rows, picture))
+        diagnosis = "not_answered" if not judged else diagnosis
+    entry = [v for v in judged if not v.inherited]
+    stronger = [render_rule((rules or {}).get(v.name), given, answers) for v in entry]
+    right = [f"{labels[v.name]} should be {v.right_text}." for v in judged]
+    return CheckResult(False, "\n".join(lines), diagnosis, exercise, table(), picture,
+                       stronger="\n".join(s for s in stronger if s) or None,
+                       right="\n".join(right), why=why,
+                       secrets=[s for v in judged for s in v.secrets],
+                       yours=[s for v in verdicts.values() for s in v.yours],
+                       diagnoses=diagnoses or [diagnosis])
+
+
+def _explain(verdicts, judged, prepared, answers, tol, labels, misconceptions, given):
+    """(diagnosis, lines, every diagnosis) for the wrong gradients: a misconception the answers
+    match, swapped answers, where the mistake enters and which wrong δ's only follow from
+    it."""
+    mine = {v.name: v.answer for v in verdicts.values() if v.answer is not None}
+    _mark_inherited(verdicts, judged, prepared, mine, tol, labels)
+    entry = [v for v in judged if not v.inherited]
+    followers = [v for v in judged if v.inherited]
+    count = len(judged)
+    lines = [] if count == 1 else [f"{count} of {len(verdicts)} gradients are wrong."]
+    for m in misconceptions or ():
+        wrong = m.value(given)
+        if isinstance(wrong, dict) and wrong and all(
+                k in mine and _matches(mine[k], wrong[k], tol) for k in wrong):
+            lines.append(_cap(m.sentence) + ".")
+            return m.tag, lines + _entry_lines(entry, followers, labels, with_kind=False), \
+                [m.tag]
+    pair = swapped(mine, prepared.right, tol, labels)
+    if pair:
+        a, b, sentence = pair
+        for k in (a, b):
+            verdicts[k].tag = "swapped"
+        lines.append(_cap(sentence) + ".")
+        return "swapped", lines, ["swapped"]
+    lines += _entry_lines(entry, followers, labels, with_kind=True)
+    tags = [v.tag for v in entry]
+    return (tags[0] if len(set(tags)) == 1 else "value"), lines, tags
+
+
+def _entry_lines(entry, followers, labels, with_kind):
+    lines = []
+    shared = {}                  # one sentence for the δ's wrong in the same way
+    for v in entry:
+        if with_kind and v.sentence and v.tag != "value":
+            shared.setdefault((v.tag, v.sentence), []).append(v)
+    for (tag, sentence), group in shared.items():
+        if len(group) > 1:
+            names = ", ".join(labels[v.name] for v in group[:-1]) + \
+                f" and {labels[group[-1].name]}"
+            each = sentence[3:] if sentence.startswith("it ") else sentence
+            lines.append(f"{names} are wrong: each {each}.")
+    grouped = {id(v) for group in shared.values() if len(group) > 1 for v in group}
+    for v in entry:
+        if id(v) in grouped:
+            continue
+        what = v.explanation if with_kind or not v.where else v.where
+        if followers:
+            text = f"The mistake enters at {labels[v.name]}: {what}"
+        else:
+            text = f"{labels[v.name]} is wrong: {what}"
+        lines.append(text.rstrip() + ("" if text.endswith(".") else "."))
+    if followers:
+        names = ", ".join(labels[v.name] for v in followers)
+        sources = " and ".join(labels[v.name] for v in entry)
+        lines.append(f"{names} {'follow' if len(followers) > 1 else 'follows'} from your "
+                     f"{sources} by the chain rule (each is right for the δ it is computed "
+                     f"from): fix {sources} first.")
+    return lines
+
+
+def _matches(answer, wrong, tol):
+    try:
+        w = answer_array(wrong)
+    except NotANumber:
+        return False
+    if w.shape != answer.shape and w.size == answer.size == 1:
+        w = w.reshape(answer.shape)
+    return all_close(answer, w, tol)
+
+
+def _mark_inherited(verdicts, judged, prepared, mine, tol, labels):
+    """A wrong δ_T that equals J_{U→T}ᵀ · (your δ_U) for the nearest answered U on every path
+    from T to the loss follows from your δ_U: when δ_U is wrong too, T "inherits" the mistake
+    (``v.inherited = U``). A δ_T equal to your δ_U passed through unchanged, where the local
+    derivative is not 1, is a missing local derivative."""
+    for v in judged:
+        if v.answer is None or v.answer.shape != prepared.right[v.name].shape:
+            continue
+        u = _nearest_dominator(v.name, prepared, mine)
+        if u is None:
+            continue
+        J = prepared.chains[(v.name, u)]
+        carried = (mine[u].reshape(-1) @ J).reshape(v.answer.shape)
+        if all_close(v.answer, carried, tol):
+            if not verdicts[u].ok:
+                v.inherited = u
+                v.cell = f"✗ follows from {labels[u]}"
+            continue
+        if mine[u].shape == v.answer.shape and all_close(v.answer, mine[u], tol) and \
+                not (J.shape[0] == J.shape[1] and np.allclose(J, np.eye(J.shape[0]))):
+            v.tag = "missing_local_derivative"
+            v.explanation = (f"it is your {labels[u]} passed on unchanged, but the local "
+                             f"derivative between them is not 1: multiply by it (the chain "
+                             f"rule)")
+
+
+def _nearest_dominator(name, prepared, mine):
+    """The answered tensor U nearest to ``name`` such that every path from it to the loss
+    passes through U, or None."""
+    doms = [u for (t, u) in prepared.chains if t == name and u in mine
+            and mine[u].shape == prepared.right[u].shape]
+    if not doms:
+        return None
+    # the nearest is the one the other dominators depend on
+    return max(doms, key=lambda u: sum((u, w) in prepared.chains for w in doms))
 
 
 class Verdict:
-    """One tensor's line of the table."""
+    """One tensor's judgement: ``cell`` for the table, ``explanation`` (what is wrong),
+    ``where`` (the worst elements), ``right_text`` and ``secrets`` for the reveal."""
 
-    def __init__(self, name, ok, tag, error, cell, explanation, answer, right):
-        self.name, self.ok, self.tag, self.error = name, ok, tag, error
-        self.cell, self.explanation, self.answer, self.right = cell, explanation, answer, right
+    def __init__(self, name, ok, tag, cell, explanation="", answer=None, right=None,
+                 where="", right_text="", secrets=()):
+        self.name, self.ok, self.tag, self.cell = name, ok, tag, cell
+        self.explanation, self.answer, self.right = explanation, answer, right
+        self.where, self.right_text, self.secrets = where, right_text, list(secrets)
+        self.inherited, self.sentence = None, None
+        from dagrad.viz.labels import array as label_text      # as the picture writes it
+        self.yours = [] if answer is None else [fmt_array(answer), label_text(answer, 8)]
+        if answer is not None and right is not None and np.shape(answer) == np.shape(right):
+            self.yours.append(fmt_pair(answer, right)[0])
+
+    @property
+    def table_cell(self):
+        return self.cell
 
 
-def _judge(name, answer, right, tol):
+def _judge_one(name, answer, right, tol, label, coords, given, sizes):
     if is_blank(answer):
-        return Verdict(name, False, "not_answered", "", "… not answered", "", None, right)
+        return Verdict(name, False, "not_answered", "… not answered", right=right)
     try:
-        a = answer_array(answer, f"your ∂L/∂{name}")
+        a = answer_array(answer, f"your {label}")
     except NotANumber as err:
-        return Verdict(name, False, "type", "", "✗ not a number", str(err), None, right)
+        return Verdict(name, False, "type", "✗ not a number", str(err), right=right)
     if a.shape != right.shape and a.size == 1 and right.size == 1:
         a = a.reshape(right.shape)
+    mine_text, right_text = fmt_pair(a, right) if a.shape == right.shape else \
+        (fmt_array(a), fmt_array(right))
+    secrets = list(dict.fromkeys([right_text, fmt_array(right)]))
     if a.shape != right.shape:
         tag, hint = relation(a, right, tol)
         tag = "transposed" if tag == "transposed" else "shape"
-        text = (f"has shape {fmt_shape(a.shape)}, but {name} has shape "
+        text = (f"yours has shape {fmt_shape(a.shape)}, but the tensor has shape "
                 f"{fmt_shape(right.shape)} (a gradient has the shape of its tensor)")
         cell = "✗ transposed" if tag == "transposed" else f"✗ shape {fmt_shape(a.shape)}"
-        return Verdict(name, False, tag, "", cell,
-                       text + (f"; {hint}" if tag == "transposed" else ""), a, right)
-    err, index = largest_error(a, right)
+        return Verdict(name, False, tag, cell, text + (f"; {hint}" if tag == "transposed"
+                                                       else ""),
+                       a, right, right_text=right_text, secrets=secrets)
     if all_close(a, right, tol):
-        return Verdict(name, True, None, fmt_number(err), "✓ right", "", a, right)
-    tag, hint = relation(a, right, tol)
-    where = f" at index {index}" if a.ndim else ""
-    text = f"should be {fmt_array(right)}, yours is {fmt_array(a)}"
-    if a.ndim:
-        text += f" (largest difference {fmt_number(err)}{where})"
-    if hint:
-        text += f"; {hint}"
-    cell = "✗ wrong" + (f" ({tag})" if tag != "value" else "")
-    return Verdict(name, False, tag, fmt_number(err), cell, text, a, right)
+        return Verdict(name, True, None, "✓ right", "", a, right)
+    tag, sentence = diagnose(a, right, tol, answer_object=answer, given=given, sizes=sizes)
+    where = where_wrong(a, right, tol, Coordinates.of(coords, name=label))
+    parts = [f"yours is {mine_text}" if a.size == 1 else ""]
+    if sentence:
+        parts.append(sentence)
+    elif where:
+        parts.append(where)
+    if tag == "value":
+        hint = normalisation(a, right, tol)
+        if hint:
+            parts.append(hint[1])
+    text = "; ".join(p for p in parts if p)
+    cell = "✗ wrong" + (f" ({tag.replace('_', ' ')})" if tag != "value" else "")
+    verdict = Verdict(name, False, tag, cell, text, a, right, where=where,
+                      right_text=right_text, secrets=secrets)
+    verdict.sentence = sentence
+    return verdict
 
 
 def find_tensors(keys, loss, names):
@@ -163,3 +356,64 @@ def engine_gradients(loss, tensors):
     values = grad(loss, [tensors[k] for k in keys], retain_graph=True, allow_unused=True)
     return {k: (np.zeros(tensors[k].shape) if g is None else
                 np.array(g.numpy(), dtype=np.float64)) for k, g in zip(keys, values)}
+
+
+def _chains(tensors, right):
+    """{(T, U): ∂U/∂T as a (|U|, |T|) array} for answered tensors T, U where U is computed
+    from T and carries all of T's gradient (J_{U→T}ᵀ δ_U = δ_T for the right δ's)."""
+    from dagrad.autograd import Tensor, grad
+    chains = {}
+    inner = [k for k, t in tensors.items() if isinstance(t, Tensor) and t.grad_fn is not None
+             and t.numel() <= MAX_CHAIN_ELEMENTS]
+    for u in inner:
+        U = tensors[u]
+        others = [t for t in tensors if t != u and tensors[t] is not U]
+        if not others:
+            continue
+        rows = []
+        for i in range(U.numel()):
+            seed = np.zeros(U.numel())
+            seed[i] = 1.0
+            got = grad(U, [tensors[t] for t in others], grad_outputs=_seed_like(U, seed),
+                       retain_graph=True, allow_unused=True)
+            rows.append(got)
+        for j, t in enumerate(others):
+            if rows[0][j] is None:
+                continue
+            J = np.stack([np.asarray(r[j].numpy(), dtype=np.float64).reshape(-1) for r in rows])
+            through = (right[u].reshape(-1) @ J).reshape(right[t].shape)
+            if all_close(through, right[t], 1e-8):
+                chains[(t, u)] = J
+    return chains
+
+
+def _seed_like(U, flat):
+    from dagrad.autograd import tensor
+    return tensor(flat.reshape(U.shape).astype(U.numpy().dtype))
+
+
+@contextlib.contextmanager
+def hooks_set_aside(loss):
+    """The hooks of every tensor in ``loss``'s graph removed for the duration, then put back:
+    a check computes gradients without running the student's hooks."""
+    from dagrad.autograd.function import Function
+    from dagrad.autograd.graph import post_order
+    root = loss.grad_fn if loss.grad_fn is not None else loss
+    kept = []
+    for v in post_order([root]):
+        if isinstance(v, Function):
+            if v.hooks:
+                kept.append((v, "hooks", v.hooks))
+                v.hooks = None
+        elif v.__dict__.get("_hooks"):
+            kept.append((v, "_hooks", v._hooks))
+            v._hooks = None
+    try:
+        yield
+    finally:
+        for obj, attr, hooks in kept:
+            setattr(obj, attr, hooks)
+
+
+def _cap(text):
+    return text[:1].upper() + text[1:]

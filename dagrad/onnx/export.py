@@ -20,8 +20,8 @@ from dagrad.autograd import Tensor, enable_grad
 from dagrad.autograd.function import Function
 from dagrad.autograd.graph import post_order
 from dagrad.autograd.recording import noted, record
-from dagrad.extras import missing_extra
-from dagrad.nn.serialization import atomic_write
+from dagrad.nn.extras import missing_extra
+from dagrad.nn.formats.atomic import atomic_write
 
 from .graph import GraphBuilder
 from .ops import EMITTERS

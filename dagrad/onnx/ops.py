@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from dagrad.autograd.ops import (attention_ops, conv, elementwise, indexing, linalg, nn_ops,
-                                 pool, reduction, rnn_ops)
+from dagrad.autograd.ops import (activation, arithmetic, attention_ops, cast, conv, elementary,
+                                 indexing, linalg, nn_ops, piecewise, pool, reduction, rnn_ops)
 from dagrad.autograd.ops import shape as shape_ops   # "shape" names the local shapes below
 
 INT64_MIN = -2 ** 63
@@ -375,19 +375,19 @@ def _unfold(b, node):
 
 
 EMITTERS = {
-    elementwise.Add: _elementwise("Add"), elementwise.Sub: _elementwise("Sub"),
-    elementwise.Mul: _elementwise("Mul"), elementwise.Div: _elementwise("Div"),
-    elementwise.Pow: _elementwise("Pow"), elementwise.Neg: _elementwise("Neg"),
-    elementwise.Exp: _elementwise("Exp"), elementwise.Log: _elementwise("Log"),
-    elementwise.Sqrt: _elementwise("Sqrt"), elementwise.Abs: _elementwise("Abs"),
-    elementwise.Sin: _elementwise("Sin"), elementwise.Cos: _elementwise("Cos"),
-    elementwise.Tanh: _elementwise("Tanh"), elementwise.Sigmoid: _elementwise("Sigmoid"),
-    elementwise.Relu: _elementwise("Relu"), elementwise.Erf: _elementwise("Erf"),
-    elementwise.Maximum: _elementwise("Max"), elementwise.Minimum: _elementwise("Min"),
-    elementwise.Clone: _elementwise("Identity"), reduction.SafeSqrt: _elementwise("Sqrt"),
-    elementwise.LeakyRelu: _leaky_relu, elementwise.Elu: _elu, elementwise.Softplus: _softplus,
-    elementwise.Gelu: _gelu, elementwise.Where: _where, elementwise.Clamp: _clamp,
-    elementwise.ClampTensor: _clamp_tensor, elementwise.Cast: _cast,
+    arithmetic.Add: _elementwise("Add"), arithmetic.Sub: _elementwise("Sub"),
+    arithmetic.Mul: _elementwise("Mul"), arithmetic.Div: _elementwise("Div"),
+    arithmetic.Pow: _elementwise("Pow"), arithmetic.Neg: _elementwise("Neg"),
+    elementary.Exp: _elementwise("Exp"), elementary.Log: _elementwise("Log"),
+    elementary.Sqrt: _elementwise("Sqrt"), piecewise.Abs: _elementwise("Abs"),
+    elementary.Sin: _elementwise("Sin"), elementary.Cos: _elementwise("Cos"),
+    activation.Tanh: _elementwise("Tanh"), activation.Sigmoid: _elementwise("Sigmoid"),
+    activation.Relu: _elementwise("Relu"), activation.Erf: _elementwise("Erf"),
+    piecewise.Maximum: _elementwise("Max"), piecewise.Minimum: _elementwise("Min"),
+    cast.Clone: _elementwise("Identity"), reduction.SafeSqrt: _elementwise("Sqrt"),
+    activation.LeakyRelu: _leaky_relu, activation.Elu: _elu, activation.Softplus: _softplus,
+    activation.Gelu: _gelu, piecewise.Where: _where, piecewise.Clamp: _clamp,
+    piecewise.ClampTensor: _clamp_tensor, cast.Cast: _cast,
     linalg.MatMul: _elementwise("MatMul"), linalg.Linear: _linear,
     attention_ops.AttentionProbs: _attention_probs, rnn_ops.RecurrentGates: _recurrent_gates,
     rnn_ops.LSTMCellState: _lstm_state, rnn_ops.LSTMCellOutput: _lstm_output,

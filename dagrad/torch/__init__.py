@@ -28,7 +28,13 @@ from dagrad.autograd import manual_seed as _manual_seed
 from dagrad.autograd.ops.reduction import MaxResult as _MaxResult  # noqa: F401
 from dagrad.autograd.size import Size  # noqa: F401
 
-from . import accelerator, autograd, backends, cuda, nn, onnx, optim, sparse, utils  # noqa: F401
+from dagrad.autograd.out_arg import accepts_out as _accepts_out
+
+from . import (accelerator, amp, autograd, backends, cuda, distributed,  # noqa: F401
+               functional, nn, onnx, optim, sparse, utils)
+from .amp import GradScaler, autocast  # noqa: F401
+from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401
+from .dtypes import bfloat16, cdouble, cfloat, complex64, complex128  # noqa: F401
 from ._missing import NotInDagradError, forward_to, install_missing_modules
 from .serialization import load, save  # noqa: F401
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
@@ -74,12 +80,18 @@ def manual_seed(seed):
     return Generator().manual_seed(seed)
 
 
-def get_default_dtype():
-    return float32
-
-
 def numel(x):
     return x.numel()
+
+
+# ``out=`` (``torch.add(x, y, out=result)``) on the functions that take it in PyTorch; the
+# ``torch.f(x, ...)`` forms of Tensor methods (``__getattr__`` below) take it too.
+_OUT = """abs amax amin arange argmax argmin bmm cat ceil clamp clip concat concatenate cos
+    cosh cumsum diag exp eye floor full histogram linspace log log10 log1p logsumexp matmul
+    max maximum mean min minimum mm multinomial norm normal ones pow prod rand randint randn
+    randperm round sigmoid sign sin sinh sort sqrt square stack std sum tanh topk tril triu var
+    where zeros""".split()
+globals().update({_name: _accepts_out(globals()[_name]) for _name in _OUT})
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -115,4 +127,4 @@ def __getattr__(name):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``torch.{name}(input, ...)`` is ``input.{name}(...)``."
-    return function
+    return _accepts_out(function)

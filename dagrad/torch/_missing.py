@@ -10,8 +10,10 @@ where the error class lives).
 """
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
+import types
 
 from dagrad.autograd.missing import NotInDagradError, not_in_dagrad  # noqa: F401
 
@@ -39,6 +41,19 @@ def forward_to(facade_name, *sources, hints=None):
         raise not_in_dagrad(f"{facade_name}.{name}", hints.get(name, ""))
 
     return __getattr__
+
+
+def facade_module(fullname, doc, *sources, attributes=None):
+    """A module of ``dagrad.torch`` made in code, not a file (``torch.backends.cudnn``,
+    ``torch.nn.modules.linear``): registered in ``sys.modules`` with a module spec, so
+    ``import torch.backends.cudnn as cudnn`` and ``importlib.util.find_spec`` treat it as any
+    other module; names it lacks are looked up in ``sources`` (``forward_to``)."""
+    module = types.ModuleType(fullname, doc)
+    module.__spec__ = importlib.machinery.ModuleSpec(fullname, None, origin="dagrad.torch")
+    module.__dict__.update(attributes or {})
+    module.__getattr__ = forward_to("torch" + fullname[len("dagrad.torch"):], *sources)
+    sys.modules[fullname] = module
+    return module
 
 
 class _MissingModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

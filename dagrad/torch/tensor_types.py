@@ -8,6 +8,7 @@ import numpy as np
 
 from dagrad.autograd import Tensor as _Tensor
 from dagrad.autograd.creation import _LEGACY_NAMES, legacy_new
+from dagrad.autograd.default_dtype import get_default_dtype
 
 
 class _LegacyType(type):
@@ -15,7 +16,8 @@ class _LegacyType(type):
     Tensor (and, for the typed ones, the dtype)."""
 
     def __call__(cls, *args, device=None):
-        return legacy_new(cls.legacy_dtype, *args, device=device)
+        return legacy_new(cls.legacy_dtype if cls.typed else get_default_dtype(), *args,
+                          device=device)
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, _Tensor) and (cls.typed is False or obj.dtype == cls.legacy_dtype)
@@ -26,8 +28,8 @@ class _LegacyType(type):
 
 class Tensor(_Tensor, metaclass=_LegacyType):
     """``torch.Tensor``: dagrad's Tensor for ``isinstance`` and its methods
-    (``torch.Tensor.add``); ``torch.Tensor(data)`` is float32, ``torch.Tensor(2, 3)`` a 2 × 3
-    tensor."""
+    (``torch.Tensor.add``); ``torch.Tensor(data)`` has the default dtype (float32 unless
+    ``torch.set_default_dtype``), ``torch.Tensor(2, 3)`` is a 2 × 3 tensor."""
 
     __slots__ = ()
     legacy_dtype = np.dtype(np.float32)

@@ -11,6 +11,8 @@ import os
 
 import numpy as np
 
+from ..formats.guard import file_size, open_regular_file
+
 TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 MAX_DEFLATE_RATIO = 1032
 _CHUNK = 1 << 20
@@ -19,19 +21,20 @@ _CHUNK = 1 << 20
 def read_idx(path):
     """The array stored in the IDX file ``path`` (``.gz`` or not), in native byte order.
 
-    Raises ValueError naming the file when it is not a well-formed IDX file."""
+    The file is opened once, through the regular-file guard (a FIFO or device raises a
+    ValueError at once). Raises ValueError naming the file when it is not a well-formed IDX
+    file."""
     path = os.fspath(path)
-    size = os.path.getsize(path)
-    if path.endswith(".gz"):
+    with open_regular_file(path, "read_idx") as f:
+        size = file_size(f)
+        if not path.endswith(".gz"):
+            return parse_idx(f.read(size + 1), path)
         limit = MAX_DEFLATE_RATIO * size + 64
         try:
-            with gzip.open(path, "rb") as f:
-                raw = _read_at_most(f, limit, path)
+            with gzip.GzipFile(fileobj=f, mode="rb") as inflated:
+                raw = _read_at_most(inflated, limit, path)
         except (OSError, EOFError, gzip.BadGzipFile) as e:
             raise ValueError(f"read_idx: {path} is not a readable gzip file ({e})") from None
-    else:
-        with open(path, "rb") as f:
-            raw = f.read()
     return parse_idx(raw, path)
 
 

@@ -14,15 +14,16 @@ import numpy as np
 
 from dagrad.autograd import Tensor
 from dagrad.autograd.ops.attention_ops import attention_probs
+from dagrad.autograd.default_dtype import float_dtype
 
 from .dropout import dropout
 
 
-def causal_mask(query_len, key_len=None, dtype=np.float32):
+def causal_mask(query_len, key_len=None, dtype=None):
     """Additive causal mask (L, S): 0 where key j ≤ query i (the past and present), -inf where
     j > i (the future). Aligned at the top left, as PyTorch's ``is_causal``."""
     key_len = query_len if key_len is None else key_len
-    mask = np.zeros((query_len, key_len), dtype=dtype)
+    mask = np.zeros((query_len, key_len), dtype=float_dtype(dtype))
     mask[np.triu_indices(query_len, 1, key_len)] = -np.inf
     return mask
 

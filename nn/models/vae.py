@@ -3,6 +3,7 @@ import numpy as np
 
 from dagrad import autograd as ag
 from dagrad.autograd import as_tensor
+from dagrad.autograd.default_dtype import get_default_dtype
 
 from ..functional.distributions import (bernoulli_log_likelihood_with_logits, gaussian_kl,
                                         gaussian_log_likelihood)
@@ -62,7 +63,7 @@ class VAE(Module):
         self.fc_logvar = Linear(hidden[-1], latent)
         self.decoder = _stack([latent, *hidden[::-1], in_features], activation, None, "VAE")
         if likelihood == "gaussian":
-            self.obs_logvar = Parameter(np.zeros((), np.float32))
+            self.obs_logvar = Parameter(np.zeros((), get_default_dtype()))
 
     # ------------------------------------------------------------------ the parts
     def encode(self, x):

@@ -2,12 +2,13 @@
 import numpy as np
 
 from dagrad import autograd as ag
+from dagrad.autograd import as_tensor
+from dagrad.autograd.default_dtype import get_default_dtype
 
 from .. import functional as F
 from .. import init
 from ..conv import Conv2d
 from ..dropout import Dropout
-from dagrad.autograd import as_tensor
 from ..linear import Linear
 from ..module import Module
 from ..normalization import LayerNorm
@@ -62,8 +63,9 @@ class ViT(Module):
             self.patch_embed = Conv2d(in_channels, dim, patch_size, stride=patch_size)
         else:
             self.patch_embed = Linear(in_channels * patch_size * patch_size, dim)
-        self.cls_token = Parameter(np.zeros((1, 1, dim), np.float32))
-        self.pos_embed = Parameter(np.zeros((1, self.num_patches + 1, dim), np.float32))
+        self.cls_token = Parameter(np.zeros((1, 1, dim), get_default_dtype()))
+        self.pos_embed = Parameter(np.zeros((1, self.num_patches + 1, dim),
+                                             get_default_dtype()))
         init.trunc_normal_(self.cls_token, std=0.02)
         init.trunc_normal_(self.pos_embed, std=0.02)
         self.dropout = Dropout(dropout)

@@ -187,6 +187,7 @@ OPS += [
     unary("sinh", lambda m, a: m.sinh(a)),
     unary("cosh", lambda m, a: m.cosh(a)),
     unary("square", lambda m, a: m.square(a)),
+    unary("log10", lambda m, a: m.log10(a), domain="positive"),
     unary("sign", lambda m, a: m.sign(a) * a + a.sign(), shapes=[(3, 4), (), (1,)]),
     unary("tril", lambda m, a: m.tril(a), shapes=[(3, 4), (2, 3, 3), (1, 2)]),
     # ---- sparse COO (entry (0, 2) given twice: repeats add up)

@@ -48,7 +48,7 @@ def test_conversions_and_repr():
     x = ag.tensor([[1.0, 2.0]], requires_grad=True)
     assert x.shape == (1, 2) and x.size(1) == 2 and x.numel() == 2 and x.ndim == 2
     assert "requires_grad=True" in repr(x)
-    assert "grad_fn=<Mul>" in repr(x * 2)
+    assert "grad_fn=<MulBackward0>" in repr(x * 2)
     assert (x.sum()).item() == 3.0 and float(x.sum()) == 3.0
     assert x.detach().requires_grad is False
     assert x.double().dtype == np.float64 and x.long().dtype == np.int64

@@ -219,14 +219,20 @@ torch.save(Net(), path)
 
 
 def test_the_loader_never_rebuilds_foreign_classes(tmp_path):
-    """A file naming a class outside dagrad is refused: loading never builds foreign objects."""
+    """A file naming a class outside the allowlist is refused: loading never builds foreign
+    objects (tests/nn/test_formats_door.py checks that nothing is imported either)."""
     from dagrad import nn, torch
+    from tests.nn.zip_builder import archive, manifest, plain
     path = str(tmp_path / "m.pt")
     torch.save(nn.Linear(2, 1), path)
-    from dagrad.nn.module_tree import _dagrad_module_class
-    with pytest.raises(ValueError, match="dagrad's own classes"):
-        _dagrad_module_class("os:system")
     assert type(torch.load(path)).__name__ == "Linear"
+    forged = tmp_path / "forged.npz"
+    tree = {"module": {"dict": [["__dagrad_module__", {"value": "os:system"}],
+                                ["attrs", {"dict": []}]]}}
+    forged.write_bytes(archive(plain([("__dagrad__.npy", manifest(tree))])))
+    with pytest.raises(nn.SerializationError, match="os.system, from the module os, which is "
+                                                    "never allowed"):
+        nn.load(forged)
 
 
 def test_programs_are_rewritten_only_in_their_imports():

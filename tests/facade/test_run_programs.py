@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from dagrad.nn import load_pt, save_pt
+from dagrad import nn
 from tests.facade.programs import to_torch
 from tests.helpers import torch_or_skip
 
@@ -49,7 +49,7 @@ def both(program, folder, *args):
     run([sys.executable, path, *args, "--out", theirs_out], folder)
     printed = run([sys.executable, "-m", "dagrad.torch.run", path, *args, "--out", ours_out],
                   folder, poison_torch=True)
-    return load_pt(ours_out), load_pt(theirs_out), printed
+    return nn.load(ours_out), nn.load(theirs_out), printed
 
 
 def close(ours, theirs, rtol=1e-4, atol=1e-5):
@@ -62,10 +62,10 @@ def test_an_mnist_style_program_runs_unmodified_and_matches_pytorch(tmp_path):
     labels = RNG.integers(0, 10, 160)
     centres = RNG.standard_normal((10, 1, 28, 28)).astype(np.float32)
     images = (centres[labels] + RNG.standard_normal((160, 1, 28, 28)) * 0.5).astype(np.float32)
-    save_pt({"train_x": images[:128], "train_y": labels[:128].astype(np.int64),
+    nn.save({"train_x": images[:128], "train_y": labels[:128].astype(np.int64),
              "test_x": images[128:], "test_y": labels[128:].astype(np.int64)},
             os.path.join(folder, "data.pt"))
-    save_pt(_weights(**{"fc1.weight": (64, 784), "fc1.bias": (64,), "fc2.weight": (10, 64),
+    nn.save(_weights(**{"fc1.weight": (64, 784), "fc1.bias": (64,), "fc2.weight": (10, 64),
                         "fc2.bias": (10,)}), os.path.join(folder, "init.pt"))
     ours, theirs, printed = both("mnist_mlp.py", folder, "--data", "data.pt", "--init",
                                  "init.pt")
@@ -84,7 +84,7 @@ def test_a_char_rnn_program_runs_unmodified_and_matches_pytorch(tmp_path):
     with open(os.path.join(folder, "text.txt"), "w") as f:
         f.write(text)
     vocab = len(set(text))
-    save_pt(_weights(**{"embedding.weight": (vocab, 16), "rnn.weight_ih_l0": (96, 16),
+    nn.save(_weights(**{"embedding.weight": (vocab, 16), "rnn.weight_ih_l0": (96, 16),
                         "rnn.weight_hh_l0": (96, 32), "rnn.bias_ih_l0": (96,),
                         "rnn.bias_hh_l0": (96,), "fc.weight": (vocab, 32),
                         "fc.bias": (vocab,)}), os.path.join(folder, "init.pt"))
@@ -101,9 +101,9 @@ def test_a_char_rnn_program_runs_unmodified_and_matches_pytorch(tmp_path):
 def test_a_checkpointing_program_runs_unmodified_and_matches_pytorch(tmp_path):
     folder = str(tmp_path)
     x = RNG.standard_normal((32, 3)).astype(np.float32)
-    save_pt({"x": x, "y": (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3)},
+    nn.save({"x": x, "y": (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3)},
             os.path.join(folder, "data.pt"))
-    save_pt(_weights(**{"net.0.weight": (8, 3), "net.0.bias": (8,), "net.2.weight": (1, 8),
+    nn.save(_weights(**{"net.0.weight": (8, 3), "net.0.bias": (8,), "net.2.weight": (1, 8),
                         "net.2.bias": (1,)}), os.path.join(folder, "init.pt"))
     ours, theirs, printed = both("checkpoint.py", folder, "--data", "data.pt", "--init",
                                  "init.pt")
@@ -122,14 +122,14 @@ def test_a_dagrad_program_runs_on_pytorch_when_its_imports_say_torch(tmp_path):
     labels = RNG.integers(0, 4, 48)
     images = (RNG.standard_normal((48, 1, 8, 8)) + labels[:, None, None, None]).astype(
         np.float32)
-    save_pt({"x": images, "y": labels.astype(np.int64)}, os.path.join(folder, "data.pt"))
+    nn.save({"x": images, "y": labels.astype(np.int64)}, os.path.join(folder, "data.pt"))
     init = _weights(**{"conv.weight": (4, 1, 3, 3), "head.weight": (4, 64),
                        "head.bias": (4,)})
     init.update({"norm.weight": np.ones(4, np.float32), "norm.bias": np.zeros(4, np.float32),
                  "norm.running_mean": np.zeros(4, np.float32),
                  "norm.running_var": np.ones(4, np.float32),
                  "norm.num_batches_tracked": np.array(0, dtype=np.int64)})
-    save_pt(init, os.path.join(folder, "init.pt"))
+    nn.save(init, os.path.join(folder, "init.pt"))
     with open(os.path.join(PROGRAMS, "exit_door.py")) as f:
         source = f.read()
     converted = to_torch(source)
@@ -141,7 +141,7 @@ def test_a_dagrad_program_runs_on_pytorch_when_its_imports_say_torch(tmp_path):
          "ours.pt"], folder, poison_torch=True)
     printed = run([sys.executable, "on_torch.py", "data.pt", "init.pt", "theirs.pt"], folder)
     assert "shape torch.Size([48, 4])" in printed
-    ours, theirs = load_pt(os.path.join(folder, "ours.pt")), load_pt(
+    ours, theirs = nn.load(os.path.join(folder, "ours.pt")), nn.load(
         os.path.join(folder, "theirs.pt"))
     close(ours["losses"].numpy(), theirs["losses"].numpy())
     close(ours["logits"].numpy(), theirs["logits"].numpy(), rtol=1e-3, atol=1e-4)
@@ -181,3 +181,56 @@ def test_the_jupyter_extension_redirects_the_kernels_imports(tmp_path):
             "try:\n    ext.load_ipython_extension(None)\nexcept RuntimeError as e:\n"
             "    print(e)\n")
     assert "restart the kernel" in run([sys.executable, "-c", late], str(tmp_path))
+
+
+# ---- the last programs of the first suite (pytorch/examples), as their code is written
+def _words(folder):
+    words = "the cat sat on a mat and ate the rat while a dog ran".split()
+    with open(os.path.join(folder, "text.txt"), "w") as f:
+        f.write(" ".join(words[i] for i in RNG.integers(0, len(words), 200)))
+
+
+@pytest.mark.parametrize("model", ["LSTM", "Transformer"])
+def test_word_language_model_runs_unmodified_and_matches_pytorch(tmp_path, model):
+    """The LSTM calls ``model.rnn.flatten_parameters()`` after loading; the Transformer (a
+    subclass of nn.Transformer) is loaded inside ``safe_globals`` naming
+    ``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``."""
+    folder = str(tmp_path)
+    _words(folder)
+    ours, theirs, printed = both("word_language_model.py", folder, "--model", model, "--data",
+                                 "text.txt", "--init", "init.pt")
+    assert "| End of training | test loss" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy())
+    close(ours["test_loss"], theirs["test_loss"])
+    for name, value in theirs["model"].items():
+        close(ours["model"][name].numpy(), value.numpy(), rtol=1e-3, atol=1e-5)
+
+
+def test_gcn_adds_a_sparse_adjacency_to_a_dense_eye_and_matches_pytorch(tmp_path):
+    folder, n = str(tmp_path), 60
+    labels = RNG.integers(0, 3, n)
+    features = (RNG.random((n, 12)) < 0.2 + 0.3 * (np.arange(12) % 3 == labels[:, None]))
+    with open(os.path.join(folder, "cora.content"), "w") as f:
+        for i in range(n):
+            f.write("\t".join([str(1000 + i), *map(str, features[i].astype(int)),
+                               f"class{labels[i]}"]) + "\n")
+    with open(os.path.join(folder, "cora.cites"), "w") as f:
+        for a in RNG.integers(0, n, 150):
+            same = np.flatnonzero(labels == labels[a])
+            f.write(f"{1000 + a}\t{1000 + RNG.choice(same)}\n")
+    ours, theirs, printed = both("gcn.py", folder, "--data", ".", "--init", "init.pt")
+    assert "Epoch: 0010 loss_train" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy())
+    close(ours["val"], theirs["val"])
+
+
+def test_dcgan_imports_cudnn_as_a_module_and_matches_pytorch(tmp_path):
+    folder = str(tmp_path)
+    nn.save({"images": (RNG.random((8, 3, 64, 64)) * 2 - 1).astype(np.float32),
+             "noise": RNG.standard_normal((2, 4, 8, 1, 1)).astype(np.float32)},
+            os.path.join(folder, "data.pt"))
+    ours, theirs, printed = both("dcgan.py", folder, "--data", "data.pt", "--init", "init.pt")
+    assert "[1/2] Loss_D:" in printed and "ConvTranspose2d(8, 32" in printed
+    close(ours["losses"].numpy(), theirs["losses"].numpy(), rtol=1e-4, atol=1e-5)
+    for name, value in theirs["G"].items():
+        close(ours["G"][name].numpy(), value.numpy(), rtol=1e-3, atol=1e-5)

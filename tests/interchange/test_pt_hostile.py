@@ -14,6 +14,8 @@ from dagrad import autograd as ag
 from dagrad import nn, optim
 from dagrad import torch as dtorch
 from dagrad.nn import SerializationError
+from tests.helpers import run_bounded
+from tests.nn.zip_builder import pt_file
 
 CALLED = []         # what a Trap records when any of its code runs
 
@@ -31,18 +33,6 @@ class Trap:
     def __reduce__(self):
         CALLED.append("__reduce__")
         return (Trap, ())
-
-
-def pt_file(pickle_bytes, storages=()):
-    """A well-formed zip in torch.save's layout around ``pickle_bytes``."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("archive/data.pkl", pickle_bytes)
-        zf.writestr("archive/byteorder", "little")
-        for key, data in storages:
-            zf.writestr(f"archive/data/{key}", data)
-        zf.writestr("archive/version", "3\n")
-    return buffer.getvalue()
 
 
 def text(s):
@@ -107,7 +97,7 @@ def test_a_class_that_is_not_allowed_is_never_created():
      "not an allowed function"),
     (P + global_("torch", "FloatStorage") + b")R.", "not an allowed function"),
     # dagrad's own code that is not a module class
-    (P + global_("dagrad.nn.serialization", "atomic_write") + b".", "not an allowed"),
+    (P + global_("dagrad.nn.formats.atomic", "atomic_write") + b".", "not an allowed"),
     # allowed functions given arguments that would allocate without bound
     (P + global_("builtins", "bytearray") + b"J\xff\xff\xff\x7f\x85R.", "bytearray"),
     (P + global_("_codecs", "encode") + text("x") + text("rot13") + b"\x86R.", "encodes"),
@@ -190,6 +180,80 @@ def test_damaged_zip_containers_are_refused():
         zf.writestr("archive/data.pkl", b"\x80\x02}." + bytes(10 ** 6))
     with pytest.raises(SerializationError, match="compressed"):
         load(compressed.getvalue())
+
+
+def _module_holding(children):
+    """A pickle of a Linear whose _modules table holds ``children`` (pickle bytes each)."""
+    table = b"".join(text(name) + data for name, data in children.items())
+    return (global_("torch.nn.modules.linear", "Linear") + b")\x81q\x00}" + text("_modules")
+            + b"}(" + table + b"usb")
+
+
+def test_a_module_that_contains_itself_is_refused_when_loaded():
+    """A 421-byte file whose Linear is its own child: once loaded, every walk over it
+    (state_dict, train, repr) would never end, so loading refuses it."""
+    data = pt_file(P + _module_holding({"me": b"h\x00"}) + b".")
+    assert len(data) < 500
+    for read in (load, lambda raw: nn.load(io.BytesIO(raw))):
+        with pytest.raises(SerializationError, match="a Linear module that contains itself: "
+                                                     "'me' below it is that module again"):
+            read(data)
+    two = (global_("torch.nn.modules.container", "Sequential") + b")\x81q\x01}"
+           + text("_modules") + b"}" + text("back") + b"h\x00ssb")    # whose child is the outer one
+    with pytest.raises(SerializationError, match="'inner.back' below it"):
+        load(pt_file(P + _module_holding({"inner": two}) + b"."))
+
+
+def test_shared_children_load_as_one_module():
+    shared = global_("torch.nn.modules.linear", "Linear") + b")\x81}b"     # an empty Linear
+    data = P + global_("torch.nn.modules.container", "Sequential") + b")\x81}" + text(
+        "_modules") + b"}(" + text("a") + shared + b"q\x07" + text("b") + b"h\x07usb."
+    model = load(pt_file(data))
+    assert model.a is model.b and list(dict(model.named_modules())) == ["", "a"]
+
+
+def test_saving_a_module_that_contains_itself_is_refused_before_the_file_is_touched(tmp_path):
+    m = nn.Linear(2, 2)
+    m.add_module("me", m)
+    for path in (tmp_path / "m.pt", tmp_path / "m.npz"):
+        with pytest.raises(RuntimeError, match="the module tree has a cycle"):
+            nn.save({"model": m}, path)
+        assert not path.exists()
+
+
+_DEEP = """
+import io
+from dagrad import nn, torch
+from tests.nn.zip_builder import pt_file
+
+n = 300_000
+cases = {
+    "tuple": b"\\x80\\x02K\\x01" + b"\\x85" * n + b".",
+    "dict key": b"\\x80\\x02}K\\x01" + b"\\x85" * n + b"K\\x02s.",
+    "list": b"\\x80\\x02" + b"]" * (n + 1) + b"a" * n + b".",
+    "within the limit": b"\\x80\\x02}K\\x01" + b"\\x85" * 900 + b"K\\x02s.",
+}
+for name, data in cases.items():
+    try:
+        loaded = torch.load(io.BytesIO(pt_file(data)))
+        print(name, "|", "loaded", type(loaded).__name__, len(pt_file(data)), flush=True)
+    except nn.SerializationError as e:
+        print(name, "|", type(e).__name__, e, len(pt_file(data)), flush=True)
+"""
+
+
+def test_a_deeply_nested_pickle_is_refused_instead_of_crashing_the_interpreter():
+    """300,000 one-element tuples, each inside the next (a 300 KB file): hashing the outer one
+    (a dict key) recursed in C until the interpreter crashed. Run in a subprocess, so a crash
+    fails this test instead of ending the suite."""
+    out = run_bounded(_DEEP, seconds=300)
+    assert out.returncode == 0, f"the interpreter died ({out.returncode}): {out.stderr[-800:]}"
+    lines = dict(line.split(" | ", 1) for line in out.stdout.splitlines())
+    for case in ("tuple", "dict key", "list"):
+        assert lines[case].startswith("SerializationError torch.load: the file's data.pkl "
+                                      "nests containers more than 1000 deep"), lines[case]
+    assert lines["tuple"].endswith(" 300359")               # a 300 KB file
+    assert lines["within the limit"].startswith("loaded dict"), lines
 
 
 # --------------------------------------------------------------------------------- fuzzing
@@ -285,3 +349,28 @@ def test_mutated_records_load_or_raise_serialization_error(which, edits, member)
 @given(which=st.sampled_from([0, 1, 2]), edits=EDITS)
 def test_mutated_files_load_or_raise_serialization_error(which, edits):
     _load_bounded(_mutate(VALID[which], edits))
+
+
+# opcodes that reshape what a pickle builds: memo reads and writes (which can close a module
+# into a cycle or reach one object from many places), tuples, containers filled again, BUILD
+OPCODE_SNIPPETS = [b"h\x00", b"h\x01", b"h\x02", b"h\x05", b"q\x00", b"q\x01", b"q\x05",
+                   b"\x85", b"\x86", b"\x87", b"(", b"t", b")", b"]", b"}", b"s", b"u", b"a",
+                   b"e", b"b", b"\x81", b"R", b"N", b"K\x01", b"\x85" * 1100, b"(" * 50]
+
+
+@settings(max_examples=200, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.sampled_from([0, 1, 2]), splices=st.lists(st.tuples(
+    st.integers(0, 1 << 16), st.lists(st.sampled_from(OPCODE_SNIPPETS), min_size=1,
+                                      max_size=4)), min_size=1, max_size=3))
+def test_opcodes_spliced_into_the_pickle_load_or_raise_serialization_error(which, splices):
+    """Opcodes inserted where the pickle has opcodes of its own: the restricted interpreter's
+    checks (stack, memo, nesting depth, module cycles, allowed state) refuse what they build,
+    or it loads; the same bound on memory holds."""
+    records = _records(VALID[which])
+    name = next(k for k in records if k.endswith("/data.pkl"))
+    data = bytearray(records[name])
+    for where, snippets in splices:
+        i = 2 + where % max(len(data) - 3, 1)          # after PROTO, before STOP
+        data[i:i] = b"".join(snippets)
+    records[name] = bytes(data)
+    _load_bounded(_rezip(records))

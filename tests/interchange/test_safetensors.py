@@ -1,4 +1,4 @@
-"""nn.save_safetensors / nn.load_safetensors: files PyTorch reads into its own modules, files
+"""nn.save / nn.load of .safetensors files: files PyTorch reads into its own modules, files
 PyTorch wrote read into dagrad's, and hostile files refused with SerializationError."""
 import json
 import os
@@ -26,7 +26,7 @@ def test_pytorch_loads_dagrad_weights_and_computes_the_same(tmp_path, name):
     model, twin = TWINS[name](torch)
     model.eval(), twin.eval()
     path = tmp_path / f"{name}.safetensors"
-    nn.save_safetensors(model.state_dict(), path, metadata={"format": "pt"})
+    nn.save(model.state_dict(), path, metadata={"format": "pt"})
     state = load_file(path)
     assert sorted(state) == sorted(model.state_dict())
     twin.load_state_dict(state, strict=True)             # same names, shapes and layouts
@@ -44,8 +44,8 @@ def test_dagrad_loads_weights_pytorch_saved(tmp_path):
     model, twin = TWINS["lstm_lm"](torch)
     path = tmp_path / "torch.safetensors"
     save_file(twin.state_dict(), path, metadata={"source": "torch"})
-    model.load_state_dict(nn.load_safetensors(path))
-    assert nn.safetensors_metadata(path) == {"source": "torch"}
+    model.load_state_dict(nn.load(path))
+    assert nn.formats.safetensors_metadata(path) == {"source": "torch"}
     model.eval(), twin.eval()
     x = example_input("lstm_lm")
     with torch.no_grad():
@@ -61,8 +61,8 @@ def test_every_dtype_round_trips_and_matches_the_reference_reader(tmp_path):
              "i64": np.arange(5), "i8": np.array([-1, 2], np.int8), "u8": np.arange(3, dtype=np.uint8),
              "flag": np.array([True, False]), "scalar": np.float32(2.5), "empty": np.zeros((0, 3))}
     path = tmp_path / "all.safetensors"
-    nn.save_safetensors(state, path)
-    ours, reference = nn.load_safetensors(path), load_file(path)
+    nn.save(state, path)
+    ours, reference = nn.load(path), load_file(path)
     assert sorted(ours) == sorted(state) == sorted(reference)
     for name, value in state.items():
         value = value.numpy() if isinstance(value, ag.Tensor) else np.asarray(value)
@@ -73,7 +73,7 @@ def test_every_dtype_round_trips_and_matches_the_reference_reader(tmp_path):
     other = tmp_path / "reference.safetensors"        # and the reference writer's file reads back
     save_file({k: np.asarray(v.numpy() if isinstance(v, ag.Tensor) else v)
                for k, v in state.items()}, other)
-    np.testing.assert_array_equal(nn.load_safetensors(other)["f64"].numpy(), state["f64"])
+    np.testing.assert_array_equal(nn.load(other)["f64"].numpy(), state["f64"])
 
 
 def test_bfloat16_reads_as_exact_float32(tmp_path):
@@ -81,7 +81,7 @@ def test_bfloat16_reads_as_exact_float32(tmp_path):
     from safetensors.torch import save_file
     values = torch.tensor([1.0, -2.5, 3.140625, 1e-3], dtype=torch.bfloat16)
     save_file({"w": values}, tmp_path / "bf16.safetensors")
-    loaded = nn.load_safetensors(tmp_path / "bf16.safetensors")["w"]
+    loaded = nn.load(tmp_path / "bf16.safetensors")["w"]
     assert loaded.dtype == np.float32
     np.testing.assert_array_equal(loaded.numpy(), values.float().numpy())
 
@@ -89,17 +89,17 @@ def test_bfloat16_reads_as_exact_float32(tmp_path):
 def test_metadata_and_names_are_checked_on_save(tmp_path):
     path = tmp_path / "w.safetensors"
     with pytest.raises(TypeError, match="str -> str"):
-        nn.save_safetensors({"w": np.ones(2)}, path, metadata={"epoch": 3})
+        nn.save({"w": np.ones(2)}, path, metadata={"epoch": 3})
     with pytest.raises(TypeError, match="__metadata__"):
-        nn.save_safetensors({"__metadata__": np.ones(2)}, path)
+        nn.save({"__metadata__": np.ones(2)}, path)
     with pytest.raises(TypeError, match="complex128"):
-        nn.save_safetensors({"w": np.ones(2, complex)}, path)
+        nn.save({"w": np.ones(2, complex)}, path)
     assert not path.exists()
 
 
 def test_a_failed_save_leaves_the_old_file_intact(tmp_path, monkeypatch):
     path = tmp_path / "model.safetensors"
-    nn.save_safetensors({"w": np.ones(3)}, path)
+    nn.save({"w": np.ones(3)}, path)
     before = path.read_bytes()
 
     def disk_full(*args):
@@ -107,7 +107,7 @@ def test_a_failed_save_leaves_the_old_file_intact(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", disk_full)
     with pytest.raises(OSError, match="disk full"):
-        nn.save_safetensors({"w": np.zeros(3)}, path)
+        nn.save({"w": np.zeros(3)}, path)
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["model.safetensors"]    # no temporary file left behind
 
@@ -144,15 +144,16 @@ F32 = {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
 def test_hostile_files_raise_serialization_errors(tmp_path, header, data, length, message):
     path = _file(tmp_path / "hostile.safetensors", header, data, length)
     with pytest.raises(nn.SerializationError, match=message):
-        nn.load_safetensors(path)
+        nn.load(path)
 
 
 def test_short_foreign_and_missing_files(tmp_path):
     (tmp_path / "short.safetensors").write_bytes(b"\1\2")
     with pytest.raises(nn.SerializationError, match="fewer than the 8"):
-        nn.load_safetensors(tmp_path / "short.safetensors")
-    nn.save({"w": np.ones(2)}, tmp_path / "model.npz")      # an nn.save file is not one
-    with pytest.raises(nn.SerializationError):
-        nn.load_safetensors(tmp_path / "model.npz")
+        nn.load(tmp_path / "short.safetensors")
+    nn.save({"w": np.ones(2)}, tmp_path / "model.npz")      # an .npz is read as what it is
+    assert nn.formats.format_of(tmp_path / "model.npz") == "npz"
+    with pytest.raises(nn.SerializationError, match="not a valid safetensors file"):
+        nn.formats.safetensors_metadata(tmp_path / "model.npz")
     with pytest.raises(FileNotFoundError, match="no such file"):
-        nn.load_safetensors(tmp_path / "missing.safetensors")
+        nn.load(tmp_path / "missing.safetensors")

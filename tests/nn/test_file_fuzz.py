@@ -1,6 +1,7 @@
-"""Fuzzing the loaders: mutants of valid ``.npz`` (nn.save) and ``.safetensors`` files either load
-or raise SerializationError; never another exception, a hang, or an allocation beyond a bound
-proportional to the file's size (measured with tracemalloc).
+"""Fuzzing the loaders: mutants of valid ``.npz`` (nn.save, state and whole modules) and
+``.safetensors`` files, and mutants of every format under any name (the door chooses the reader
+by content), either load or raise SerializationError; never another exception, a hang, or an
+allocation beyond a bound proportional to the file's size (measured with tracemalloc).
 
 The mutations are those that reach the parsers' checks: bytes overwritten with random or
 boundary integers (sizes, offsets, counts near 0, 2³¹, 2³², 2⁶³ and the file's length),
@@ -22,7 +23,8 @@ from hypothesis import strategies as st
 
 from dagrad import autograd as ag
 from dagrad import nn
-from dagrad.nn.zipcheck import SerializationError
+from dagrad import torch as dtorch
+from dagrad.nn.formats import SerializationError
 
 # A loader may hold a few copies of what it reads (the file's bytes, the parsed JSON, the
 # arrays) plus fixed costs (zipfile's and NumPy's objects): at most this many bytes per byte of
@@ -44,19 +46,25 @@ def _npz_bytes():
                        "mask": ag.tensor([True, False])},
              "step": np.int64(3), "lr": 0.5, "names": ["a", "b"], "shape": (2, 3),
              "table": np.arange(6, dtype=np.uint8).reshape(2, 3).T}
-    from dagrad.nn.serialization import _encode, _write_npz, FORMAT, MANIFEST, VERSION
-    arrays = {}
-    tree = _encode(state, arrays, "", set())
-    arrays[MANIFEST] = np.array(json.dumps({"format": FORMAT, "version": VERSION, "tree": tree}))
-    _write_npz(buffer, arrays)
+    nn.save(state, buffer, format="npz")
+    return buffer.getvalue()
+
+
+def _module_bytes(format):
+    """A whole model (its classes, attributes, parameters and an LSTM's _after_load) saved in
+    ``format``."""
+    ag.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.LSTM(4, 3, batch_first=True))
+    buffer = io.BytesIO()
+    nn.save({"model": model, "epoch": 2}, buffer, format=format)
     return buffer.getvalue()
 
 
 def _safetensors_bytes(tmp_path):
     path = tmp_path / "seed.safetensors"
-    nn.save_safetensors({"w": ag.arange(12.0).reshape(3, 4), "b": ag.zeros(3, dtype=ag.int64),
-                         "m": ag.tensor([True, False]), "h": np.ones(3, np.float16)}, path,
-                        metadata={"format": "pt"})
+    nn.save({"w": ag.arange(12.0).reshape(3, 4), "b": ag.zeros(3, dtype=ag.int64),
+             "m": ag.tensor([True, False]), "h": np.ones(3, np.float16)}, path,
+            metadata={"format": "pt"})
     return path.read_bytes()
 
 
@@ -94,7 +102,8 @@ JSON_VALUES = st.recursive(
                                                               "U8", "BF16"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
         st.sampled_from(["dtype", "shape", "data_offsets", "tensor", "array", "scalar", "dict",
-                         "list", "value", "module", "w", "b"]), inner, max_size=3),
+                         "list", "value", "module", "w", "b", "__dagrad_module__", "attrs",
+                         "frozen", "_parameters", "_modules", "training"]), inner, max_size=3),
     max_leaves=8)
 
 
@@ -186,15 +195,27 @@ def load_and_measure(load, path, raw):
     return result, peak
 
 
-def array_bytes(value):
+def array_bytes(value, seen=None):
+    """The bytes of array memory ``value`` holds, each buffer counted once (tensors loaded from
+    a ``.pt`` file are views of their storages)."""
+    seen = set() if seen is None else seen
+    if isinstance(value, nn.Module):
+        value = dict(value.state_dict())
     if isinstance(value, ag.Tensor):
-        return value.numpy().nbytes
-    if isinstance(value, (np.ndarray, np.generic)):
+        value = value.numpy()
+    if isinstance(value, np.generic):
+        return value.nbytes
+    if isinstance(value, np.ndarray):
+        while isinstance(value.base, np.ndarray):
+            value = value.base
+        if id(value) in seen:
+            return 0
+        seen.add(id(value))
         return value.nbytes
     if isinstance(value, dict):
-        return sum(array_bytes(v) for v in value.values())
+        return sum(array_bytes(v, seen) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return sum(array_bytes(v) for v in value)
+        return sum(array_bytes(v, seen) for v in value)
     return 0
 
 
@@ -207,6 +228,9 @@ def check_mutant(load, path, raw):
 
 
 NPZ_SEED = _npz_bytes()
+NPZ_MODULE_SEED = _module_bytes("npz")
+PT_SEEDS = [_module_bytes("pt")]
+SUFFIXES = ["", ".npz", ".pt", ".safetensors", ".bin"]
 
 
 @pytest.fixture(scope="module")
@@ -214,11 +238,33 @@ def safetensors_seed(tmp_path_factory):
     return _safetensors_bytes(tmp_path_factory.mktemp("seed"))
 
 
+def _pt_checkpoint_bytes():
+    buffer = io.BytesIO()
+    dtorch.save({"w": ag.arange(6.0).reshape(2, 3), "n": [1, (2.5, None)], "s": {"a": True}},
+                buffer)
+    return buffer.getvalue()
+
+
+PT_SEEDS.append(_pt_checkpoint_bytes())
+
+
+@st.composite
+def any_mutant(draw, seeds):
+    """A seed of any format with 0 to 4 byte mutations."""
+    raw = draw(st.sampled_from(seeds))
+    for mutation in draw(st.lists(byte_mutation(len(raw)), max_size=4)):
+        raw = apply_bytes(raw, mutation)
+    return raw
+
+
 def test_the_seeds_load(tmp_path, safetensors_seed):
     (tmp_path / "s.npz").write_bytes(NPZ_SEED)
     assert nn.load(tmp_path / "s.npz")["step"] == 3
+    for seed in (NPZ_MODULE_SEED, PT_SEEDS[0]):
+        (tmp_path / "m").write_bytes(seed)
+        assert type(nn.load(tmp_path / "m")["model"][2]) is nn.LSTM
     (tmp_path / "s.safetensors").write_bytes(safetensors_seed)
-    assert sorted(nn.load_safetensors(tmp_path / "s.safetensors")) == ["b", "h", "m", "w"]
+    assert sorted(nn.load(tmp_path / "s.safetensors")) == ["b", "h", "m", "w"]
 
 
 @FUZZ
@@ -230,9 +276,26 @@ def test_npz_mutants_load_or_raise_serialization_error(tmp_path, data):
 
 @FUZZ
 @given(data=st.data())
+def test_npz_whole_module_mutants_load_or_raise_serialization_error(tmp_path, data):
+    raw = data.draw(npz_mutant(NPZ_MODULE_SEED))
+    check_mutant(nn.load, tmp_path / "mutant.npz", raw)
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_mutant_under_any_name_loads_or_raises_serialization_error(tmp_path,
+                                                                     safetensors_seed, data):
+    """The door reads the first bytes (and a zip's member names) to choose a reader; a mutant
+    of any format, named with any suffix, reaches some reader's checks."""
+    raw = data.draw(any_mutant([NPZ_SEED, NPZ_MODULE_SEED, safetensors_seed] + PT_SEEDS))
+    check_mutant(nn.load, tmp_path / f"mutant{data.draw(st.sampled_from(SUFFIXES))}", raw)
+
+
+@FUZZ
+@given(data=st.data())
 def test_safetensors_mutants_load_or_raise_serialization_error(tmp_path, safetensors_seed, data):
     raw = data.draw(safetensors_mutant(safetensors_seed))
-    check_mutant(nn.load_safetensors, tmp_path / "mutant.safetensors", raw)
+    check_mutant(nn.load, tmp_path / "mutant.safetensors", raw)
 
 
 def test_the_memory_bound_can_fail(tmp_path):

@@ -16,8 +16,8 @@ import pytest
 
 from dagrad import autograd as ag
 from dagrad import nn
-from dagrad.nn import serialization
-from dagrad.nn.serialization import MANIFEST, SerializationError
+from dagrad.nn.formats import SerializationError, atomic
+from dagrad.nn.formats.npz import MANIFEST
 
 
 @pytest.fixture
@@ -206,8 +206,8 @@ def test_temporary_files_are_named_after_the_target_and_stale_ones_are_removed(t
     other = tmp_path / f".other.npz.{dead}.k1ll3d.tmp"      # another target's: left alone
     other.write_bytes(b"x")
     seen = []
-    serialization.atomic_write(tmp_path / "model.npz",
-                               lambda f: seen.extend(sorted(os.listdir(tmp_path))))
+    atomic.atomic_write(tmp_path / "model.npz",
+                        lambda f: seen.extend(sorted(os.listdir(tmp_path))))
     assert not stale.exists() and other.exists()
     temporaries = [n for n in seen if n.endswith(".tmp") and n != other.name]
     assert len(temporaries) == 1
@@ -245,7 +245,6 @@ def test_new_files_honour_the_umask_and_existing_files_keep_their_mode(tmp_path)
 _READ_ONLY_SCRIPT = """
 import os, tempfile
 from dagrad import autograd as ag, nn
-from dagrad.nn import serialization
 if os.geteuid() == 0:            # root writes anything: drop to an unprivileged user
     os.setgid(65534); os.setuid(65534)
 os.chdir(tempfile.mkdtemp())

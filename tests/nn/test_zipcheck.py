@@ -1,6 +1,7 @@
-"""nn.zipcheck: the checks every loader of untrusted files shares. Overlapping members (the
-quadratic zip bomb), two entries with one name, members outside the file, and files that are not
-regular files (a FIFO must raise at once, not block) are refused with SerializationError."""
+"""nn.formats.zipcheck and the regular-file guard: the checks every loader of untrusted files
+shares. Overlapping members (the quadratic zip bomb), two entries with one name, members outside
+the file, and files that are not regular files (a FIFO must raise at once, not block) are
+refused with SerializationError."""
 import os
 import threading
 import tracemalloc
@@ -10,7 +11,9 @@ import pytest
 
 from dagrad import autograd as ag
 from dagrad import nn
-from dagrad.nn.zipcheck import SerializationError, checked_zip, open_regular_file
+from dagrad.nn.formats import SerializationError
+from dagrad.nn.formats.guard import open_regular_file
+from dagrad.nn.formats.zipcheck import checked_zip
 
 from .zip_builder import archive, manifest, nested_bomb, npy, plain
 
@@ -80,7 +83,8 @@ def test_a_pytorch_checkpoint_passes_the_zip_checks(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
-@pytest.mark.parametrize("load", [nn.load, nn.load_safetensors], ids=["npz", "safetensors"])
+@pytest.mark.parametrize("load", [nn.load, nn.formats.safetensors_metadata],
+                         ids=["load", "safetensors_metadata"])
 def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path, load):
     fifo = tmp_path / "pipe.npz"
     os.mkfifo(fifo)
@@ -108,4 +112,4 @@ def test_a_directory_and_a_device_are_refused(tmp_path):
         nn.load(tmp_path)
     if os.path.exists("/dev/zero"):
         with pytest.raises(SerializationError, match="character device"):
-            nn.load_safetensors("/dev/zero")
+            nn.formats.safetensors_metadata("/dev/zero")

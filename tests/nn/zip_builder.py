@@ -1,5 +1,6 @@
 """Zip archives built byte by byte, so that tests can write what ``zipfile`` refuses to write:
-members whose data overlaps the next member, two entries with one name."""
+members whose data overlaps the next member, two entries with one name; and ``.pt`` archives
+around a pickle written by hand."""
 import io
 import json
 import struct
@@ -76,3 +77,17 @@ def nested_bomb(count, payload):
         listed.append((name, data, offset))
         offset += len(local_header(name, data)) + len(header)   # the next header starts here
     return archive((body + inner, listed))
+
+
+def pt_file(pickle_bytes, storages=()):
+    """A well-formed zip in torch.save's layout around ``pickle_bytes`` (``data.pkl``), with
+    ``storages`` as (key, bytes) records."""
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("archive/data.pkl", pickle_bytes)
+        zf.writestr("archive/byteorder", "little")
+        for key, data in storages:
+            zf.writestr(f"archive/data/{key}", data)
+        zf.writestr("archive/version", "3\n")
+    return buffer.getvalue()

@@ -1,14 +1,18 @@
 """Run a teaching notebook as a student would: blank, with the solutions typed in, or with
-wrong answers typed in, and read back what every exercise check said.
+wrong answers typed in, and read back what every exercise check said: the verdicts the check
+cells displayed (what the student sees) and the log.
 
 The exercise protocol (docs/notebooks.md, "Exercises"): the cell where the student answers
 exercise `08.3` is tagged `exercise:08.3`, the cell that judges it `check:08.3`, and each check
-appends one JSON line {"exercise", "ok", "diagnosis", "message"} to the file named by the
-environment variable DAGRAD_EXERCISES_LOG. Answers to inject are plain Python files in the
-"percent" format: a line `# %% exercise 08.3` starts the text that replaces that cell's source;
-a wrong answer may open with `# expect: <diagnosis>`, the diagnosis its check must give.
+appends one JSON line {"exercise", "ok", "diagnosis", "diagnoses", "message", "attempt",
+"secrets"} to the file named by the environment variable DAGRAD_EXERCISES_LOG ("secrets": the
+right value as a reveal would print it, which the displayed outputs must not hold before the
+reveal). Answers to inject are plain Python files in the "percent" format: a line
+`# %% exercise 08.3` starts the text that replaces that cell's source; a wrong answer may open
+with `# expect: <diagnosis> ...`, the diagnoses its check must give.
 """
 import copy
+import html
 import json
 import os
 import pathlib
@@ -29,7 +33,7 @@ THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 LOG_VARIABLE = "DAGRAD_EXERCISES_LOG"
 
 SECTION = re.compile(r"^# %% exercise (\d\d\.\d+)[ \t]*$", re.M)
-EXPECT = re.compile(r"\A\s*# expect: *(\w+)[ \t]*$", re.M)
+EXPECT = re.compile(r"\A\s*# expect: *(\w+(?: +\w+)*)[ \t]*$", re.M)
 TAG = re.compile(r"^(exercise|check):(\d\d\.\d+)$")
 
 
@@ -79,9 +83,10 @@ def read_sections(path):
 
 
 def expected_diagnosis(source):
-    """The diagnosis named by a wrong answer's `# expect: ...` first line, or None."""
+    """The diagnoses named by a wrong answer's `# expect: ...` first line (one, or several
+    separated by spaces for an exercise of several parts), or None."""
     match = EXPECT.match(source)
-    return match.group(1) if match else None
+    return match.group(1).split() if match else None
 
 
 def inject(nb, sections):
@@ -125,6 +130,33 @@ def execute(nb, log_path, folder=NOTEBOOK_DIR, env=None):
     notebook_client(nb, folder).execute(env=kernel_env)   # a hung cell fails after 300 s
     return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
+
+
+REVEAL_BLOCK = re.compile(r'<details class="dagrad-reveal".*?</details>', re.S)
+TAGS = re.compile(r"<[^>]+>")
+HIDDEN = re.compile(r"<(title|style|script)\b.*?</\1>", re.S)
+
+
+def visible_text(output):
+    """What a student sees of one cell output: its text, or its HTML without the markup, the
+    tooltips and the collapsed "show the right value" block."""
+    data = output.get("data", {})
+    if "text/html" in data:
+        page = "".join(data["text/html"]) if isinstance(data["text/html"], list) \
+            else data["text/html"]
+        page = HIDDEN.sub(" ", REVEAL_BLOCK.sub(" ", page))
+        return html.unescape(TAGS.sub(" ", page))
+    text = data.get("text/plain", output.get("text", ""))
+    return "".join(text) if isinstance(text, list) else text
+
+
+def displayed_checks(nb):
+    """{exercise id: [the visible text of each output of its check cells]} of an executed
+    notebook."""
+    shown = {}
+    for ident, cells in tagged_cells(nb, "check").items():
+        shown[ident] = [visible_text(o) for cell in cells for o in cell.get("outputs", [])]
+    return shown
 
 
 def by_exercise(records):

@@ -181,7 +181,7 @@ def test_steps_and_the_quiz_player_work_on_a_foreign_graph():
     assert len(frames) == 2 * 5 and frames[-1].title == "Backward 5/5: *"
     from dagrad.viz.quiz import questions
     asked = {q["label"]: q for q in questions(frames)}
-    assert asked["+ → tanh"]["rule"].startswith("δ_x = δ_out · (1 − out²), with δ_out = 1")
+    assert asked["+ → tanh"]["rule"].startswith("δ_u = δ_out · (1 − out²) = 1 · (1 − 0.7071²)")
     assert asked["w1 → *"]["rule"].startswith("δ_")
     assert "vz-q" in viz.player(frames, quiz=True).html
 

@@ -129,8 +129,8 @@ def test_backward_frames_show_the_product_with_numbers(tmp_path):
         page.locator(".vz-slider").fill(str(len(frames) - 1))    # Backward 3/3: Mul
         text = page.evaluate(numbers)
         shot(page, "backward_numbers")
-        assert "to w: δ_a = δ_out · b, with δ_out = [0.7864, 0.42, 0.1807], b = [1, 2, 3]" in text
-        assert "→  δ = 2.169" in text and "to x: δ_b = δ_out · a" in text
+        assert "to w: δ_w = δ_out · x = [0.7864, 0.42, 0.1807] · [1, 2, 3]" in text
+        assert "→  δ = 2.169" in text and "to x: δ_x = δ_out · w = " in text
         open_in_page(page, tmp_path, viz.player(frames, quiz=True).html, after="", name="quiz")
         page.locator(".vz-slider").fill(str(len(frames) - 1))
         assert page.evaluate(numbers) == ""

@@ -1,9 +1,12 @@
 """``torch.nn.parallel``: ``DataParallel`` on the CPU is the module itself, as in PyTorch on a
 machine without GPUs (it then calls the wrapped module directly); distributed training is not
-in dagrad."""
+in dagrad (``DistributedDataParallel`` imports, and making one raises NotInDagradError)."""
 from dagrad.nn import Module
 
 from .._missing import forward_to
+from ..distributed import refused_class
+
+DistributedDataParallel = refused_class("torch.nn.parallel.DistributedDataParallel")
 
 
 class DataParallel(Module):
@@ -22,5 +25,4 @@ class DataParallel(Module):
         return self.module(*inputs, **kwargs)
 
 
-__getattr__ = forward_to("torch.nn.parallel", hints={
-    "DistributedDataParallel": "dagrad trains in one process on the CPU"})
+__getattr__ = forward_to("torch.nn.parallel")

@@ -1,0 +1,313 @@
+"""The lessons' exercises, defined apart from the cells the student runs: the expected value,
+the ``why`` that spells out the solution and the misconceptions live with the exercise's
+definition (``dagrad.exercises.lessons.lesson_NN``), and the check cell reads
+
+    check("02.3", relu_d_z, relu_d_W1, dead_unit)
+
+with nothing in it that computes or states the answer (as nbgrader's and otter-grader's
+tests are kept apart from the notebook). A lesson cell that builds what an exercise is about
+hands it over once, ``given("02.3", z=z_relu, W1=layer1.weight, loss=loss_relu)``: the exercise
+keeps these objects (and computes what it needs from their graph right then), so going back
+to a check after later cells reused the names or ran backward() judges the same thing.
+
+An exercise is a list of parts, each judging some of the answers:
+
+* ``Value(answer, expected, ...)``: a number or an array (or a function of an array, ``at=``);
+* ``Shape(answer, expected)``, ``Choice(answer, expected, options=...)``;
+* ``Grads({answer: tensor}, loss=...)``: hand-computed gradients, against the engine's;
+* ``Backward(answer, inputs=...)``: an operation the student wrote.
+
+``expected``, ``inputs``, ``terms`` and ``sizes`` may be functions of the given objects (a
+``Given``: ``g.x``, ``g.array("x")``); misconceptions are ``detectors.Misconception``.
+"""
+import importlib
+
+from .backward import judge_backward
+from .compare import NotANumber, answer_array
+from .detectors import swapped
+from .explain import render_rule
+from .given import Given, NotGiven
+from .grads import judge_grads, prepare
+from .ladder import finish
+from .result import NOT_ANSWERED, CheckResult, is_blank
+from .values import judge_choice, judge_shape, judge_value
+
+REGISTRY = {}       # exercise id -> Exercise
+GIVEN = {}          # exercise id -> Given, set by ``given``
+
+
+class Part:
+    """Judges some of an exercise's answers. ``answers``: their names, in the order the check
+    cell passes them."""
+
+    answers = ()
+
+    def prepare(self, given):
+        """Compute, when the exercise is set up, what later cells could take away."""
+
+    def judge(self, ident, values, given):
+        raise NotImplementedError
+
+
+def _value(spec, given):
+    """``spec``, or ``spec(given)`` when it is a function."""
+    return spec(given) if callable(spec) else spec
+
+
+class Value(Part):
+    """A number or an array answer. ``at``: the answer is a function, judged by its values at
+    these points (``coords`` then names them by default, "x = 2.5")."""
+
+    def __init__(self, answer, expected, *, name=None, tol=1e-6, at=None, coords=None,
+                 misconceptions=(), rule=None, why=None, sizes=None, terms=None):
+        self.answers, self.expected, self.name, self.tol = (answer,), expected, name, tol
+        self.at, self.coords, self.misconceptions = at, coords, misconceptions
+        self.rule, self.why, self.sizes, self.terms = rule, why, sizes, terms
+
+    def judge(self, ident, values, given):
+        answer = values[self.answers[0]]
+        name = self.name or self.answers[0]
+        if not is_blank(answer) and self.at is not None:
+            answer = self._evaluate(answer, given, name)
+            if isinstance(answer, CheckResult):
+                answer.exercise = ident
+                return answer
+        result = judge_value(answer, _value(self.expected, given), self.tol, name=name,
+                             why=self.why, exercise=ident, coords=self.coords,
+                             misconceptions=self.misconceptions, given=given, rule=self.rule,
+                             sizes=_value(self.sizes, given), terms=_value(self.terms, given),
+                             answers=values)
+        result.compared = (answer, _value(self.expected, given), name)
+        return result
+
+    def _evaluate(self, fn, given, name):
+        points = _value(self.at, given)
+        if not callable(fn):
+            return CheckResult(False, f"{name} should be a function of x (e.g. lambda x: ...), "
+                               f"which the check calls on an array of points; yours is a "
+                               f"{type(fn).__name__}.", "type")
+        try:
+            return fn(points.copy())
+        except Exception as e:          # the student's function: report it, never crash
+            return CheckResult(False, f"Your {name} raised {type(e).__name__} on an array of "
+                               f"points: {e}.", "error")
+
+
+class Shape(Part):
+    def __init__(self, answer, expected, *, name=None, misconceptions=(), rule=None, why=None):
+        self.answers, self.expected, self.name = (answer,), expected, name
+        self.misconceptions, self.rule, self.why = misconceptions, rule, why
+
+    def judge(self, ident, values, given):
+        result = judge_shape(values[self.answers[0]], _value(self.expected, given),
+                             name=self.name or self.answers[0], why=self.why, exercise=ident,
+                             misconceptions=self.misconceptions, given=given)
+        return _with_rule(result, self.rule, given, values)
+
+
+class Choice(Part):
+    def __init__(self, answer, expected, *, options=None, misconceptions=(), rule=None,
+                 why=None):
+        self.answers, self.expected, self.options = (answer,), expected, options
+        self.misconceptions, self.rule, self.why = misconceptions, rule, why
+
+    def judge(self, ident, values, given):
+        result = judge_choice(values[self.answers[0]], _value(self.expected, given),
+                              options=_value(self.options, given), why=self.why,
+                              exercise=ident, misconceptions=self.misconceptions, given=given,
+                              name=self.answers[0])
+        return _with_rule(result, self.rule, given, values)
+
+
+def _with_rule(result, rule, given, values):
+    """``result`` with the second hint ``rule`` (``explain.render_rule``) when wrong."""
+    if not result.ok and rule is not None:
+        result.stronger = render_rule(rule, given, values)
+    return result
+
+
+class Grads(Part):
+    """Hand-computed gradients: ``answers`` maps each answer name to the name of the tensor
+    (among the given objects) it is the gradient of; ``loss`` names the loss. ``labels``
+    (answer -> words, default "δ_<tensor>"), ``coords`` (answer -> the lesson's names for the
+    elements), ``rules`` (answer -> the second hint), ``misconceptions`` (each computing
+    {answer: wrong gradient}), ``sizes``."""
+
+    def __init__(self, answers, *, loss="loss", labels=None, coords=None, misconceptions=(),
+                 rules=None, sizes=None, why=None, tol=1e-5):
+        self.tensors, self.answers, self.loss = dict(answers), tuple(answers), loss
+        self.labels = {a: (labels or {}).get(a, f"δ_{t}") for a, t in self.tensors.items()}
+        self.coords, self.misconceptions, self.rules = coords or {}, misconceptions, rules
+        self.sizes, self.why, self.tol = sizes, why, tol
+
+    def prepare(self, given):
+        tensors = {a: given[t] for a, t in self.tensors.items()}
+        names = {t: given[t] for t in self.tensors.values()}        # the picture's names
+        given.cache[id(self)] = prepare(given[self.loss], tensors, names)
+
+    def judge(self, ident, values, given):
+        if id(self) not in given.cache:
+            self.prepare(given)
+        mine = {a: values[a] for a in self.answers}
+        if all(is_blank(v) for v in mine.values()):
+            return CheckResult(False, NOT_ANSWERED, "not_answered", ident)
+        return judge_grads(mine, given.cache[id(self)], self.tol, exercise=ident,
+                           labels=self.labels, coords=self.coords,
+                           misconceptions=self.misconceptions, given=given, rules=self.rules,
+                           sizes=_value(self.sizes, given), why=self.why)
+
+
+class Backward(Part):
+    """An operation the student wrote (``check_backward``), checked at ``inputs`` (arrays, or
+    a function of the given objects returning them)."""
+
+    def __init__(self, answer, inputs, *, expected_shapes=None, misconceptions=(), rule=None,
+                 why=None, tol=1e-5, gradgrad=True, attrs=None, coords=None):
+        self.answers, self.inputs, self.expected_shapes = (answer,), inputs, expected_shapes
+        self.misconceptions, self.rule, self.why, self.tol = misconceptions, rule, why, tol
+        self.gradgrad, self.attrs, self.coords = gradgrad, attrs, coords
+
+    def judge(self, ident, values, given):
+        inputs = _value(self.inputs, given)
+        return judge_backward(values[self.answers[0]], *inputs,
+                              expected_shapes=self.expected_shapes, exercise=ident,
+                              tol=self.tol, gradgrad=self.gradgrad, attrs=self.attrs,
+                              why=self.why, misconceptions=self.misconceptions, given=given,
+                              rule=self.rule, coords=self.coords)
+
+
+class Exercise:
+    """One exercise: its id ("02.3") and its parts. The check cell passes the answers in the
+    order of ``answer_names`` (the parts' answers, in order)."""
+
+    def __init__(self, ident, *parts):
+        self.ident, self.parts = ident, parts
+        self.answer_names = tuple(a for p in parts for a in p.answers)
+        if len(set(self.answer_names)) != len(self.answer_names):
+            raise ValueError(f"exercise {ident}: an answer name appears twice in "
+                             f"{self.answer_names}")
+
+
+def define(*exercises):
+    """Register a lesson's exercises (a lesson module calls it at import)."""
+    for ex in exercises:
+        REGISTRY[ex.ident] = ex
+
+
+def exercise(ident):
+    """The Exercise ``ident``, importing its lesson's definitions when needed."""
+    if ident not in REGISTRY:
+        lesson = str(ident).split(".")[0]
+        try:
+            importlib.import_module(f"{__package__}.lessons.lesson_{lesson}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.lessons.lesson_{lesson}":
+                raise
+    if ident not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY)) or "none"
+        raise ValueError(f"no exercise {ident!r} is defined (dagrad.exercises.lessons; "
+                         f"defined: {known})")
+    return REGISTRY[ident]
+
+
+def given(ident, **objects):
+    """Set up exercise ``ident`` with ``objects`` (the tensors, arrays and numbers its check
+    judges against), kept by the exercise: later cells may reuse the names or run
+    ``backward()``. What a part needs from a graph is computed now."""
+    ex = exercise(ident)
+    g = Given(objects)
+    for part in ex.parts:
+        try:
+            part.prepare(g)
+        except NotGiven as e:
+            raise TypeError(f"given({ident!r}, ...): {e}") from None
+    GIVEN[ident] = g
+
+
+def check(ident, *answers, **named):
+    """Judge the answers to exercise ``ident``: positionally in the order its definition
+    lists them (``exercise(ident).answer_names``), or by name. Returns one ``CheckResult``
+    for all its parts, shown in the cell (in Jupyter) and logged like every check."""
+    ex = exercise(ident)
+    names = ex.answer_names
+    if len(answers) > len(names):
+        raise TypeError(f"check({ident!r}, ...) takes {len(names)} answer"
+                        f"{'s' if len(names) != 1 else ''} ({', '.join(names)}), got "
+                        f"{len(answers)}")
+    values = dict(zip(names, answers))
+    for key, v in named.items():
+        if key not in names:
+            raise TypeError(f"check({ident!r}, ...): no answer called {key!r}; its answers are "
+                            f"{', '.join(names)}")
+        values[key] = v
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise TypeError(f"check({ident!r}, ...) needs the answers {', '.join(names)} in this "
+                        f"order; missing: {', '.join(missing)}")
+    if all(is_blank(values[n]) for n in names):
+        return finish(CheckResult(False, NOT_ANSWERED, "not_answered", ident))
+    g = GIVEN.get(ident, Given())
+    try:
+        results = [part.judge(ident, values, g) for part in ex.parts]
+    except NotGiven:
+        return finish(CheckResult(False, f"Exercise {ident} is not set up yet: run the cells "
+                                  f"above it first (the one that ends with given({ident!r}, "
+                                  f"...)), then this one.", "not_set_up", ident))
+    return finish(combine(ident, ex.parts, results), [values[n] for n in names])
+
+
+def combine(ident, parts, results):
+    """One result for the parts of an exercise: every part's verdict in the message (none can
+    hide another's), the first wrong part's diagnosis, all of them in ``diagnoses``."""
+    for r in results:
+        r.exercise = ident
+    _swapped_parts(results)
+    if len(results) == 1:
+        return results[0]
+    ok = all(r.ok for r in results)
+    wrong = [r for r in results if not r.ok and r.diagnosis != "not_answered"]
+    blank = [r for r in results if r.diagnosis == "not_answered"]
+    lines = []
+    for part, r in zip(parts, results):
+        mark = "✓" if r.ok else "…" if r.diagnosis == "not_answered" else "✗"
+        what = ", ".join(part.answers)
+        text = f"{what}: not answered yet" if r.diagnosis == "not_answered" else r.hint
+        lines.append(f"{mark} {text}")
+    diagnosis = None if ok else wrong[0].diagnosis if wrong else "not_answered"
+    if blank and not wrong:
+        lines.append(NOT_ANSWERED)
+
+    def joined(attr):
+        texts = [getattr(r, attr) for r in wrong if getattr(r, attr)]
+        return "\n".join(texts) or None
+    table = next((r.table for r in results if r.table), None)
+    picture = next((r.picture for r in results if r.picture is not None), None)
+    return CheckResult(ok, "\n".join(lines), diagnosis, ident, table, picture,
+                       stronger=joined("stronger"), right=joined("right"), why=joined("why"),
+                       secrets=[s for r in wrong for s in r.secrets],
+                       diagnoses=[d for r in wrong for d in r.diagnoses],
+                       yours=[s for r in results for s in r.yours])
+
+
+def _swapped_parts(results):
+    """Two value answers each equal to the other's right value: both say so."""
+    compared = {k: r for k, r in enumerate(results)
+                if not r.ok and getattr(r, "compared", None) is not None}
+    if len(compared) < 2:
+        return
+    arrays, rights, names = {}, {}, {}
+    for k, r in compared.items():
+        answer, expected, name = r.compared
+        try:
+            arrays[k], rights[k] = answer_array(answer), answer_array(expected)
+        except NotANumber:
+            continue
+        names[k] = name
+    found = swapped(arrays, rights, 1e-6, names)
+    if found:
+        a, b, _ = found
+        for k, other in ((a, b), (b, a)):
+            r = results[k]
+            r.diagnosis, r.diagnoses = "swapped", ["swapped"]
+            r.hint = (f"{names[k]} is wrong: it is the right value of {names[other]}, and the "
+                      f"other way round: the two are swapped.")
