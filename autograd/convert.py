@@ -80,6 +80,8 @@ def real_array(data, dtype=None):
                          f"them as separate tensors ({e})") from None
     if arr.dtype == np.uint64 and dtype is None and _too_big_int(data) is not None:
         arr = arr.astype(object)        # Python ints in [2**63, 2**64): beyond int64 too
+    if arr.dtype.kind == "f" and dtype is None and _ints_made_float(data, arr):
+        arr = np.asarray(data, dtype=object)    # [1, 2**63]: NumPy's floats, PyTorch's error
     if arr.dtype == object and dtype is None and _python_numbers_with_a_float(data):
         arr = np.asarray(data, dtype=np.float64).astype(DEFAULT.dtype)   # [1.5, 2**70]
     if arr.dtype.kind not in REAL_KINDS:      # an int beyond int64: PyTorch's ValueError
@@ -121,6 +123,23 @@ def _too_big_int(data):
         elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
             return item
     return None
+
+
+def _ints_made_float(data, arr):
+    """Whether NumPy made floating-point ``arr`` of integers only, one beyond int64 (``[1,
+    2**63]``), where PyTorch refuses. Only an array holding such a magnitude is walked."""
+    if isinstance(data, np.ndarray) or not arr.size or not np.abs(arr).max() >= 2.0 ** 63:
+        return False
+    pending, too_big = [data], False
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif isinstance(item, (float, np.floating)):
+            return False
+        elif isinstance(item, int) and not -2 ** 63 <= item < 2 ** 63:
+            too_big = True
+    return too_big
 
 
 def _python_numbers_with_a_float(data):

@@ -229,6 +229,13 @@ def _fma(a, b, c):
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace: steps must be an int (the number of values), got "
+                        f"{type(steps).__name__} {steps!r}")
+    if steps < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}; "
+                           f"linspace({start}, {end}, steps) gives steps values from start to "
+                           f"end inclusive (0 gives an empty tensor)")
     return _new(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad,
                 device, "linspace")
 

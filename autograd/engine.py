@@ -152,16 +152,26 @@ class BackwardPass:
                 if parent not in totals and grad.shape == shape:
                     totals[parent] = grad           # the first gradient is kept as it is
                 else:
-                    self.send(parent, grad, shape)
+                    self.send(parent, grad, shape, node)
             count = waiting[parent] - 1
             waiting[parent] = count
             if count == 0:
                 ready.append(parent)
 
-    def send(self, parent, grad, shape):
+    def send(self, parent, grad, shape, node=None):
         """Add ``grad`` to ``parent``'s total, first summing it down to ``shape``, the input's,
-        where the forward broadcast it (the one place this is undone)."""
+        where the forward broadcast it (the one place this is undone). A gradient that no
+        broadcast of the input could give is ``node``'s mistake: PyTorch's error, named."""
         if grad.shape != shape:
+            if not _broadcasts_to(shape, grad.shape):
+                slot = next((k for k, p in enumerate(node.parents) if p is parent), "?") \
+                    if node is not None else "?"
+                raise RuntimeError(
+                    f"Function {getattr(node, 'name', '?')}Backward returned an invalid "
+                    f"gradient at index {slot} - got {list(grad.shape)} but expected shape "
+                    f"compatible with {list(shape)} (the input's shape, or a shape it was "
+                    f"broadcast to); its backward must return one gradient per input, shaped "
+                    f"like that input")
             grad = unbroadcast(grad, shape)
         add_gradient(self.totals, self.owned, parent, grad, self.create_graph)
 
@@ -257,11 +267,25 @@ def add_gradient(totals, owned, vertex, grad, differentiable):
         owned.add(vertex)
 
 
+def _broadcasts_to(shape, target):
+    """Whether an input of ``shape`` broadcasts to ``target``."""
+    lead = len(target) - len(shape)
+    return lead >= 0 and all(n == 1 or n == m for n, m in zip(shape, target[lead:]))
+
+
 def _saved_arrays(node):
-    """Everything ``node`` saved for backward: positional values, then named constants."""
+    """What ``node``'s backward will read of what it saved, for the in-place check: its
+    positional values (only those the needed gradients read, when the operation says which:
+    ``Function.saves_read_by``), then its named constants."""
+    saved = node.saved
+    read_by = node.saves_read_by
+    if read_by is not None:
+        need_a, need_b = node.needs_input_grad
+        if not (need_a and need_b):
+            saved = tuple(saved[k] for k in read_by[0 if need_a else 1])
     if not node.saved_names:
-        return node.saved
-    return node.saved + tuple(getattr(node, name) for name in node.saved_names)
+        return saved
+    return saved + tuple(getattr(node, name) for name in node.saved_names)
 
 
 def _release_names(node):
@@ -374,6 +398,11 @@ def _seed(tensors, grad_tensors, create_graph, op):
             g = np.ones(t.shape, dtype=t.dtype)
         elif create_graph and isinstance(g, Tensor):
             pass              # keep it: the result may be differentiated w.r.t. it (jvp)
+        elif isinstance(g, (str, bytes)) or (
+                not isinstance(g, (Tensor, np.ndarray, list, tuple, int, float, np.number))):
+            raise TypeError(f"{op}: gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__} {g!r:.40}; pass dL/d(output) as a tensor of "
+                            f"shape {tuple(t.shape)} (ones for a plain sum)")
         else:
             g = as_array(g, t.dtype)
         if g.shape != t.shape:

@@ -112,6 +112,11 @@ class Function:
             (PyTorch's type promotion, ``autograd/dtypes.py``), or None to pass them as they
             are.
         rules: the local rule per input, ``{"a": "δ_a = δ_out · b", ...}`` (``rules.py``).
+        saves_read_by: for a binary operation, the positions in ``saved`` that each input's
+            gradient reads (``Mul``: ``((1,), (0,))``, dz/da reads b, dz/db reads a), or None
+            (every gradient reads everything). When only one input needs a gradient, the
+            engine's in-place check looks only at what that gradient reads, as PyTorch saves
+            only that: ``z = y * 2.0; y.mul_(2)`` leaves z's backward alone.
     """
 
     __slots__ = ("parents", "input_shapes", "inputs", "tick", "saved", "watched", "__weakref__")
@@ -127,6 +132,7 @@ class Function:
     returns_view = False
     dtype_rule = None
     rules = {}
+    saves_read_by = None
 
     def save(ctx, *arrays, output=None, **constants):
         """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named

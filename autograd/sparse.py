@@ -6,8 +6,9 @@ A COO tensor of ``size`` keeps only its nonzero entries: ``indices``, an int64 a
 ``coalesce()`` sorts the indices and sums repeats).
 
 Gradients flow to ``values`` (a sparse tensor built from values that require grad has
-``requires_grad``, and after backward its ``grad`` is sparse with the same indices, as in
-PyTorch). Every operation here is composed from recorded operations, so first and second
+``requires_grad`` and their history; ``requires_grad=True`` on values that need none makes a
+new leaf and leaves the caller's values alone), and after backward ``grad`` is sparse with
+∂L/∂(dense tensor) once at each distinct index, as in PyTorch. Every operation here is composed from recorded operations, so first and second
 derivatives come from theirs:
 
     to_dense:      D = zeros(size);  D[indices[:, k]] += values[k]           (scatter-add)
@@ -93,16 +94,43 @@ class SparseTensor:
     def requires_grad(self):
         return self._values_tensor.requires_grad
 
+    @property
+    def is_leaf(self):
+        return self._values_tensor.is_leaf
+
+    @property
+    def grad_fn(self):
+        return self._values_tensor.grad_fn
+
     def requires_grad_(self, requires_grad=True):
         self._values_tensor.requires_grad_(requires_grad)
         return self
 
     @property
     def grad(self):
-        """∂L/∂self after backward: sparse, with this tensor's indices (None before)."""
+        """∂L/∂self after backward (None before): sparse, holding ∂L/∂D (D the dense tensor)
+        once at each distinct index of this tensor, sorted, as PyTorch. (Every stored copy of
+        a repeated index carries that same ∂L/∂D in ``values.grad``; keeping them all would
+        count it twice in ``grad.to_dense()``.)"""
         grad = self._values_tensor.grad
-        return None if grad is None else SparseTensor(self._indices_array, grad, self._size,
-                                                      self._coalesced)
+        if grad is None:
+            return None
+        if not self._coalesced:
+            indices, _, first = self._distinct()
+            return SparseTensor(indices, grad[first], self._size, False)
+        return SparseTensor(self._indices_array, grad, self._size, False)   # PyTorch's flag
+
+    def _distinct(self):
+        """The distinct indices, sorted (sparse_dim, n), and for each stored entry the position
+        of its index among them (nnz,), and each distinct index's first entry (n,)."""
+        sparse_shape = tuple(self._size[:self.sparse_dim()])
+        if not self._nnz():
+            empty = np.zeros(0, dtype=np.int64)
+            return np.zeros((len(sparse_shape), 0), dtype=np.int64), empty, empty
+        flat = np.ravel_multi_index(tuple(self._indices_array), sparse_shape)
+        unique, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        indices = np.stack(np.unravel_index(unique, sparse_shape)).astype(np.int64)
+        return indices.reshape(len(sparse_shape), -1), inverse.reshape(-1), first
 
     def __repr__(self):
         indices = repr(self._indices()).replace("\n", "\n" + " " * 15)
@@ -122,15 +150,11 @@ class SparseTensor:
         """The same tensor with sorted, unique indices (repeated entries summed)."""
         if self._coalesced:
             return self
-        sparse_shape = tuple(self._size[:self.sparse_dim()])
-        flat = np.ravel_multi_index(tuple(self._indices_array), sparse_shape) if \
-            self._nnz() else np.zeros(0, dtype=np.int64)
-        unique, inverse = np.unique(flat, return_inverse=True)
-        values = indexing.Unindex.apply(self._values_tensor, index=(inverse.reshape(-1),),
-                                        shape=(len(unique),) + tuple(self._values_tensor.shape[1:]))
-        indices = np.stack(np.unravel_index(unique, sparse_shape)).astype(np.int64) if \
-            len(unique) else np.zeros((len(sparse_shape), 0), dtype=np.int64)
-        return SparseTensor(indices.reshape(len(sparse_shape), -1), values, self._size, True)
+        indices, inverse, _ = self._distinct()
+        values = indexing.Unindex.apply(self._values_tensor, index=(inverse,),
+                                        shape=(indices.shape[1],) +
+                                        tuple(self._values_tensor.shape[1:]))
+        return SparseTensor(indices, values, self._size, True)
 
     def mm(self, dense):
         return spmm(self, dense)
@@ -210,9 +234,8 @@ def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requi
                 raise ValueError(f"sparse_coo_tensor: size is inconsistent with indices: for "
                                  f"dim {d}, size is {size[d]} but found index "
                                  f"{high[d] if high[d] >= size[d] else low[d]}")
-    if requires_grad:
-        values = values.detach().requires_grad_(True) if values.requires_grad else \
-            values.requires_grad_(True)
+    if requires_grad and not values.requires_grad:
+        values = values.detach().requires_grad_(True)   # a new leaf; the caller's stays as it is
     return SparseTensor(index, values, size, bool(is_coalesced))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
+from .errors import describe_failure
 from . import sampling, sparse
 from .inplace import restride, write
 from .missing import install_missing
@@ -221,6 +222,11 @@ class TensorMethods:
         return _elementwise(operator.ge, self, other)
 
     def __invert__(self):
+        if self._data.dtype.kind not in "biu":
+            raise TypeError(f"~ (operator.invert) is only implemented on integer and "
+                            f"Boolean-type tensors, got a {self._data.dtype} tensor of shape "
+                            f"{tuple(self.shape)}; for a mask write ~(x > 0) or x.logical_not()"
+                            f", for a negation -x")
         return Tensor._make(~self._data, None)
 
     def __and__(self, other):
@@ -666,10 +672,22 @@ def _check_t(x, what):
                            f"permute(...) for more dimensions")
 
 
+_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "and_": "&",
+            "or_": "|", "xor": "^"}
+
+
 def _elementwise(op, a, b):
-    """``op(a, b)`` outside the graph, on operands converted to their promoted dtype."""
+    """``op(a, b)`` outside the graph, on operands converted to their promoted dtype; a
+    failure names the operation and the operands' shapes and dtypes (PyTorch's words for a
+    broadcasting mismatch)."""
     a, b = promote(raw_data(a), raw_data(b), op=op.__name__)
-    return Tensor._make(np.asarray(op(a, b)), None)
+    try:
+        return Tensor._make(np.asarray(op(a, b)), None)
+    except (ValueError, TypeError) as e:
+        name = f"{op.__name__.rstrip('_')} ({_SYMBOLS[op.__name__]})"
+        if isinstance(e, TypeError):      # & | ^ of floating-point operands
+            e = TypeError("it is only implemented on integer and Boolean-type tensors")
+        raise type(e)(describe_failure(name, [a, b], e)) from None
 
 
 def _assign(old, value):

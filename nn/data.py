@@ -31,6 +31,13 @@ class Dataset:
         raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
 
+def _out_of_range(what, index, size):
+    """PyTorch's words for an index outside a data set of ``size`` samples, and the range."""
+    return (f"{what}: index {index} is out of bounds for dimension 0 with size {size} (its "
+            f"samples are 0..{size - 1}, or -{size}..-1 from the end)" if size else
+            f"{what}: index {index} is out of bounds: the data set is empty")
+
+
 class TensorDataset(Dataset):
     """Samples are the i-th rows of each array: ``dataset[i] == (X[i], y[i])``.
 
@@ -54,7 +61,10 @@ class TensorDataset(Dataset):
         return len(self.arrays[0])
 
     def __getitem__(self, index):
-        return tuple(Tensor(a[index]) for a in self.arrays)
+        try:
+            return tuple(Tensor(a[index]) for a in self.arrays)
+        except IndexError:
+            raise IndexError(_out_of_range("TensorDataset", index, len(self))) from None
 
     def get_batch(self, indices):
         """The samples at ``indices`` as a tuple of batched Tensors (one per array)."""
@@ -76,7 +86,11 @@ class Subset(Dataset):
         return len(self.indices)
 
     def __getitem__(self, index):
-        return self.dataset[int(self.indices[index])]
+        try:
+            position = int(self.indices[index])
+        except IndexError:
+            raise IndexError(_out_of_range("Subset", index, len(self))) from None
+        return self.dataset[position]
 
     def __getattr__(self, name):
         # get_batch exists exactly when the underlying dataset has it

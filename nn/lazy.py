@@ -154,6 +154,11 @@ class LazyLinear(LazyModule):
         _placeholders(self, ["bias"], bias, dtype)
 
     def _size_of(self, input):
+        if not input.ndim:
+            raise RuntimeError(f"LazyLinear: its input must have at least one dimension, whose "
+                             f"last size becomes in_features; got a 0-d tensor (a single "
+                             f"number). Give it a feature axis: x.reshape(1) for one sample of "
+                             f"one feature, x.reshape(1, 1) for a batch of one")
         return input.shape[-1]
 
     def _size_in(self, state):

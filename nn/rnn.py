@@ -108,6 +108,10 @@ class RNNBase(Module):
         x = check_input(name, input, self.input_size, 3)
         batched = x.ndim == 3
         time_axis = 1 if batched and self.batch_first else 0
+        if x.shape[time_axis] == 0:                   # PyTorch's error (no last step to return)
+            raise RuntimeError(f"Expected sequence length to be larger than 0 in RNN: {name} "
+                               f"got input of shape {tuple(x.shape)} (batch_first="
+                               f"{self.batch_first}), whose time axis {time_axis} is empty")
         if not batched:
             x = x.unsqueeze(1)
         r = self.recurrence

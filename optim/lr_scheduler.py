@@ -103,6 +103,17 @@ class LRScheduler:
                               if k not in self._saved_apart})
 
 
+def _factor(scheduler, fn, epoch):
+    """``fn(epoch)``, the factor LambdaLR multiplies the learning rate by: a number, else a
+    TypeError naming the function and what it returned."""
+    value = fn(epoch)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__float__"):
+        raise TypeError(f"{scheduler}: lr_lambda must return a number (the factor for the "
+                        f"learning rate), but {getattr(fn, '__name__', fn)!r} returned "
+                        f"{type(value).__name__} {value!r:.60} at epoch {epoch}")
+    return value
+
+
 class LambdaLR(LRScheduler):
     """lr_t = initial_lr · λ(t), with λ a function of the epoch t (one per group, or shared).
 
@@ -126,7 +137,8 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+        return [base * _factor(type(self).__name__, fn, self.last_epoch)
+                for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
     _saved_apart = ("lr_lambdas",)
 

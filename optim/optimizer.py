@@ -310,13 +310,33 @@ class Optimizer:
             state[p] = {key: self._load_value(p, index, key, value)
                         for key, value in saved.items()}
         groups = []
-        for group, saved in zip(self.param_groups, saved_groups):
+        for i, (group, saved) in enumerate(zip(self.param_groups, saved_groups)):
             new = {k: copy.deepcopy(v) for k, v in saved.items() if k != "params"}
             new["params"] = group["params"]
+            self._complete_options(new, group, i)
             self._check_group(new)
             groups.append(new)
         self.param_groups = groups
         self.state = state
+
+    def _complete_options(self, saved, group, i):
+        """Give a loaded parameter group the on/off flags it lacks (``maximize``, ``amsgrad``,
+        ... that an older PyTorch did not save) from this optimizer's group, as PyTorch's
+        ``__setstate__`` does; a missing number (``betas``, ``lr``) is a ValueError naming
+        it, not a KeyError at the next step."""
+        missing = [k for k in self.defaults if k not in saved]
+        numbers_missing = [k for k in missing if not isinstance(self.defaults[k], bool)]
+        if numbers_missing:
+            name = type(self).__name__
+            example = ", ".join(f"{k!r}: {group[k]!r}" for k in numbers_missing)
+            raise ValueError(f"{name}.load_state_dict: parameter group {i} of the saved state "
+                             f"lacks the option{'s' if len(numbers_missing) > 1 else ''} "
+                             f"{', '.join(map(repr, numbers_missing))} that {name} needs (it "
+                             f"has {sorted(k for k in saved if k != 'params')}); load a state "
+                             f"saved by {name}, or add the missing values to the saved group, "
+                             f"e.g. {{{example}}}")
+        for k in missing:
+            saved[k] = group[k]
 
     @staticmethod
     def _load_value(p, index, key, value):

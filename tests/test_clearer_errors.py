@@ -132,3 +132,100 @@ def test_impossible_sizes_are_refused_before_numpy_tries():
     with pytest.raises(ValueError, match="the integer 1180591620717411303424 does not fit "
                                          "in int64"):
         ag.tensor([2 ** 70])
+
+
+# ---- round 4: each names the operation, the shapes or values, and the fix
+def _custom_backward_of_shape(lib, shape):
+    """A custom Function whose backward returns ones of ``shape`` for an input of shape (2,)."""
+    class Doubled(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return lib.ones(*shape)
+    return Doubled
+
+
+def _optimizer_without_betas(lib):
+    p = lib.nn.Parameter(lib.ones(2))
+    opt = lib.optim.Adam([p])
+    saved = opt.state_dict()
+    del saved["param_groups"][0]["betas"]
+    opt.load_state_dict(saved)
+    p.grad = lib.ones(2)
+    opt.step()
+
+
+def _lambda_lr_returning(lib, value):
+    p = lib.nn.Parameter(lib.ones(2))
+    opt = lib.optim.SGD([p], lr=0.1)
+    scheduler = lib.optim.lr_scheduler.LambdaLR(opt, lambda epoch: value)
+    opt.step()
+    scheduler.step()
+
+
+UNCLEAR = {
+    "comparison": (lambda lib: lib.zeros(3) < lib.zeros(4), ValueError,
+                   r"lt \(<\): the size of tensor a \(3\) must match the size of tensor b \(4\) "
+                   r"at non-singleton dimension 0 \(inputs: \(3,\) float32, \(4,\) float32\)"
+                   r".*reshape or unsqueeze"),
+    "equality": (lambda lib: lib.zeros(2, 3) == lib.zeros(3, 2), ValueError,
+                 r"eq \(==\): the size of tensor a \(2\) must match the size of tensor b \(3\)"),
+    "linspace": (lambda lib: lib.linspace(0, 1, -1), RuntimeError,
+                 r"linspace: number of steps must be non-negative, got -1"),
+    "string_gradient": (lambda lib: (lib.ones(2, requires_grad=True) * 2).backward("a"),
+                        TypeError, r"backward: gradients can be either Tensors or None, but got "
+                                   r"str 'a'; pass dL/d\(output\) as a tensor of shape \(2,\)"),
+    "cat_0d": (lambda lib: lib.cat([lib.ones(2), lib.tensor(2.0)]), RuntimeError,
+               r"cat: zero-dimensional tensor \(at position 1\) cannot be concatenated.*"
+               r"reshape\(1\) \(shapes: \[\(2,\), \(\)\]\)"),
+    "lazy_linear_0d": (lambda lib: lib.nn.LazyLinear(3)(lib.tensor(1.0)), RuntimeError,
+                       r"LazyLinear: its input must have at least one dimension.*got a 0-d "
+                       r"tensor.*x.reshape\(1\)"),
+    "optimizer_without_betas": (_optimizer_without_betas, ValueError,
+                                r"Adam.load_state_dict: parameter group 0 of the saved state "
+                                r"lacks the option 'betas'.*\{'betas': \(0.9, 0.999\)\}"),
+    "lambda_lr_string": (lambda lib: _lambda_lr_returning(lib, "x"), TypeError,
+                         r"LambdaLR: lr_lambda must return a number.*'<lambda>' returned str "
+                         r"'x' at epoch 0"),
+    "tensor_dataset_index": (lambda lib: lib.utils.data.TensorDataset(lib.zeros(3, 2))[5],
+                             IndexError, r"TensorDataset: index 5 is out of bounds for "
+                                         r"dimension 0 with size 3 \(its samples are 0..2"),
+    "subset_index": (lambda lib: lib.utils.data.Subset(
+        lib.utils.data.TensorDataset(lib.zeros(3, 2)), [0, 1])[5], IndexError,
+        r"Subset: index 5 is out of bounds for dimension 0 with size 2"),
+    "backward_of_the_wrong_shape": (
+        lambda lib: _custom_backward_of_shape(lib, (5,)).apply(
+            lib.ones(2, requires_grad=True)).sum().backward(), RuntimeError,
+        r"Function DoubledBackward returned an invalid gradient at index 0 - got \[5\] but "
+        r"expected shape compatible with \[2\]"),
+    "backward_transposed": (
+        lambda lib: _custom_backward_of_shape(lib, (3, 2)).apply(
+            lib.ones(2, 3, requires_grad=True)).sum().backward(), RuntimeError,
+        r"DoubledBackward returned an invalid gradient at index 0 - got \[3, 2\] but expected "
+        r"shape compatible with \[2, 3\]"),
+    "invert_float": (lambda lib: ~lib.ones(2), TypeError,
+                     r"~ \(operator.invert\) is only implemented on integer and Boolean-type "
+                     r"tensors, got a float32 tensor of shape \(2,\); for a mask"),
+}
+
+
+@pytest.mark.parametrize("case", UNCLEAR.values(), ids=UNCLEAR.keys())
+def test_unclear_errors_name_the_operation_the_values_and_the_fix(case):
+    call, error, words = case
+    with pytest.raises(error, match=words):
+        call(dt)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.zeros(0).softmax(0), lambda lib: lib.zeros(2, 0).log_softmax(1),
+    lambda lib: lib.zeros(0).logsumexp(0), lambda lib: lib.zeros(2, 0).logsumexp(1),
+    lambda lib: lib.zeros(0, 3).softmax(0)], ids=["softmax", "log_softmax", "logsumexp",
+                                                  "logsumexp-rows", "softmax-no-rows"])
+def test_softmax_and_logsumexp_of_nothing_work_as_in_pytorch(call):
+    torch = torch_or_skip()
+    theirs, ours = call(torch), call(dt)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())      # empty, or -inf

@@ -202,22 +202,37 @@ PLANNED_TOPICS_AT_MOST = 0       # topics assigned to a lesson that does not tea
 
 
 def test_every_course_topic_is_mapped_to_the_lesson_that_teaches_it():
-    """docs/notebooks.md maps each of the course's 84 topics to a lesson; the phrase it gives
-    is in that lesson (so the map cannot drift from the lessons), except for the few topics
-    marked "(planned)", whose number may only shrink."""
+    """docs/notebooks.md maps each of the course's 84 topics to a lesson (or several); the
+    phrase it gives is in each of them (so the map cannot drift from the lessons), except for
+    the few topics marked "(planned)", whose number may only shrink."""
     page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (\d+) \| (.+?) \| (\d\d)( \(planned\))? \| `(.+?)` \|$", page, re.M)
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| (\d\d(?:, \d\d)*)( \(planned\))? \| `(.+?)` \|$",
+                      page, re.M)
     numbers = [int(n) for n, *_ in rows]
     assert sorted(numbers) == list(range(1, 85)), "every topic 1-84 once, none unmapped"
     lessons = {p.name[:2]: p for p in NOTEBOOKS}
     planned, missing = [], []
-    for number, topic, lesson, is_planned, phrase in rows:
-        assert lesson in lessons, f"topic {number} ({topic}) names lesson {lesson}, which does not exist"
+    for number, topic, taught_in, is_planned, phrase in rows:
+        for lesson in taught_in.split(", "):
+            assert lesson in lessons, \
+                f"topic {number} ({topic}) names lesson {lesson}, which does not exist"
         if is_planned:
             planned.append(number)
             continue
-        text = "\n".join(s for _, s in cells(lessons[lesson])).lower().replace("√", "sqrt ")
-        if phrase.lower() not in text:
-            missing.append(f"topic {number} ({topic}): {phrase!r} is not in lesson {lesson}")
+        for lesson in taught_in.split(", "):
+            text = "\n".join(s for _, s in cells(lessons[lesson])).lower().replace("√", "sqrt ")
+            if phrase.lower() not in text:
+                missing.append(f"topic {number} ({topic}): {phrase!r} is not in lesson {lesson}")
     assert not missing, "\n".join(missing)
     assert len(planned) <= PLANNED_TOPICS_AT_MOST, f"more topics planned than taught: {planned}"
+
+
+def test_the_lesson_map_gives_the_order_and_the_topics_of_the_capstone():
+    """The site takes the lessons in docs/notebooks.md's order, where 17, the capstone of the
+    backprop part, follows 06, and lists the topics the topic map gives it."""
+    stems = [p.stem for p in site_build.lessons()]
+    assert sorted(stems) == [p.stem for p in NOTEBOOKS]
+    assert stems.index("17_backward_by_hand") == stems.index("06_deep_networks") + 1
+    assert stems[:7] == [p.stem for p in NOTEBOOKS[:7]]
+    topics = site_build.course_topics()
+    assert topics["17"] == ["5", "14", "32", "34", "71"] and "5" in topics["02"]

@@ -114,8 +114,9 @@ def draw(root, grads=False, values=True, shapes=True, modules="cluster", depth=N
         warnings.warn(f"viz.draw: max_nodes={max_nodes}: Graphviz lays out a few thousand "
                       f"boxes in minutes and the picture is unreadable; depth=1 collapses "
                       f"modules", stacklevel=2)
-    if not isinstance(root, Graph):
-        root = trace(root, grads=grads, params=params, gradient=gradient, names=names)
+    if not isinstance(root, Graph):        # boxes are counted before any gradient is computed
+        root = trace(root, grads=grads, params=params, gradient=gradient, names=names,
+                     check=lambda graph: checked_layout(graph, options))
     # a graph may carry its own marks (viz.foreign: a .grad that disagrees with its edges)
     return render(root, options, emphasis=getattr(root, "emphasis", None))
 
@@ -125,9 +126,7 @@ def render(graph, options, timeline=None, emphasis=None):
     ``vz_e7``); with a ``timeline`` (a step-through), ``dot.vz_marks`` records for each id when
     each of its text rows, its gradient colour and its highlight appear (see ``viz.steps``).
     ``emphasis`` marks chosen boxes and edges (``Emphasis``)."""
-    layout = _Layout(graph, options)
-    if len(layout.items) > options.max_nodes:
-        raise ValueError(too_many(len(layout.items), graph, options))
+    layout = checked_layout(graph, options)
     edges = _merged_edges(graph, layout)
     output = graph.root
     scale = colors.LogScale([colors.magnitude(g) for s, d, g, group in edges
@@ -207,6 +206,15 @@ def _emphasised(attrs, rows, marks):
 
 
 # ----------------------------------------------------------------------------------- layout
+def checked_layout(graph, options):
+    """The boxes of the picture of ``graph``; a ValueError when there are more than
+    ``options.max_nodes`` (it needs only the graph's nodes, not its gradients)."""
+    layout = _Layout(graph, options)
+    if len(layout.items) > options.max_nodes:
+        raise ValueError(too_many(len(layout.items), graph, options))
+    return layout
+
+
 class _Item:
     """One box of the picture: a graph node, or a collapsed module holding many."""
 

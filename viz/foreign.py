@@ -14,7 +14,8 @@ The protocol (micrograd's attribute names; the second name of each pair is accep
 What is drawn on an edge from input u into the value v made by an operation: the gradient this
 one use sends back, δ_e = v.grad · ∂v/∂u (the consumer's local contribution). Such an engine
 keeps only a total ``.grad`` per value, so viz computes ∂v/∂u from the operation's name and
-the values (``LOCAL_RULES``: +, *, **k, -, /, neg, tanh, exp, log, relu, sigmoid). For an
+the values, with the rule the dagrad operation of that name states (``autograd/rules.py``:
++, *, **k, -, /, neg, tanh, exp, log, relu, sigmoid). For an
 operation it does not know, the edge shows u.grad when that edge is u's only use (then all of
 u's gradient came along it), and no δ otherwise. Nothing is recomputed: the totals are the
 engine's, so a wrong backward in the engine shows as a node whose Σδ differs from the δ's on
@@ -22,9 +23,12 @@ its edges.
 """
 import numpy as np
 
+from dagrad.autograd.rules import evaluate
+
 from . import labels
 from . import markup
 from .draw import Emphasis
+from .rules import statements
 from .trace import Edge, Graph, Node
 
 
@@ -55,60 +59,44 @@ def _python_number(x):
 
 
 # ------------------------------------------------------------------------- local derivatives
-def _power(op):
-    """k of a micrograd power operation written ``**k``."""
-    try:
-        return float(op[2:])
-    except ValueError:
-        return None
-
-
 def local_derivatives(op, inputs, out):
     """∂out/∂input for each of ``inputs`` (arrays, in the engine's order, without repeats when
-    the engine keeps a set) of an operation named ``op``, or None when the rule is unknown.
+    the engine keeps a set) of an operation named ``op``, or None when the rule is unknown:
+    the dagrad operation of the same name's stated rule (``autograd/rules.py``) computed with
+    δ_out = 1.
 
     ``x * x`` and ``x + x`` have one distinct input in an engine that keeps a set: the local
     derivative is then that of both uses together (2x and 2)."""
-    name = op.lower()
-    n = len(inputs)
-    if name in ("+", "add"):
-        return [np.full_like(out, 2.0 if n == 1 else 1.0) for _ in inputs]
-    if name in ("*", "mul"):
-        if n == 1:
-            return [2 * inputs[0]]
-        if n == 2:
-            return [inputs[1] * np.ones_like(out), inputs[0] * np.ones_like(out)]
+    rules, fixed = statements(Node("", "op", op))
+    if rules is None:
         return None
-    if name in ("-", "sub") and n == 2:
-        return [np.ones_like(out), -np.ones_like(out)]
-    if name in ("/", "div", "truediv") and n == 2:
-        a, b = inputs
-        return [1 / b * np.ones_like(out), -a / (b * b) * np.ones_like(out)]
-    if n != 1:
+    free = [k for k, (param, _, _) in enumerate(rules) if param not in fixed]
+    values = {"δ_out": 1.0, "out": out, **fixed}
+    if len(inputs) == len(free):
+        values.update({rules[k][0]: x for k, x in zip(free, inputs)})
+        groups = [[k] for k in free]
+    elif len(inputs) == 1 and len(free) == 2:   # one distinct input used by both slots
+        values.update({rules[k][0]: inputs[0] for k in free})
+        groups = [free]
+    else:
         return None
-    x = inputs[0]
-    if name.startswith("**") and _power(name) is not None:
-        k = _power(name)
-        return [k * x ** (k - 1)]
-    rules = {"neg": lambda: -np.ones_like(x), "tanh": lambda: 1 - out * out,
-             "exp": lambda: out, "log": lambda: 1 / x, "relu": lambda: (x > 0).astype(float),
-             "sigmoid": lambda: out * (1 - out)}
-    rule = rules.get(name)
-    return None if rule is None else [rule()]
+    try:
+        return [sum(np.broadcast_to(evaluate(_formula(rules[k]), values), np.shape(out))
+                    for k in group) for group in groups]
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
-LOCAL_RULES = {
-    "+": "z = a + b;   dz/da = 1,   dz/db = 1",
-    "*": "z = a * b;   dz/da = b,   dz/db = a",
-    "-": "z = a - b;   dz/da = 1,   dz/db = -1",
-    "/": "z = a / b;   dz/da = 1/b,   dz/db = -a/b²",
-    "**": "y = x ** k;   dy/dx = k x^(k-1)",
-    "neg": "y = -x;   dy/dx = -1",
-    "tanh": "y = tanh x;   dy/dx = 1 - y²",
-    "exp": "y = exp(x);   dy/dx = y",
-    "log": "y = log(x);   dy/dx = 1/x",
-    "relu": "y = max(x, 0);   dy/dx = 1 if x > 0 else 0",
-    "sigmoid": "y = σ(x);   dy/dx = y (1 - y)",
+def _formula(rule):
+    param, formula, _ = rule
+    return f"δ_{param} = {formula}"
+
+
+# the forward formula of each operation of other engines (its derivative is dagrad's rule)
+FORWARD = {
+    "+": "z = a + b", "*": "z = a * b", "-": "z = a - b", "/": "z = a / b",
+    "**": "y = x ** k", "neg": "y = -x", "tanh": "y = tanh x", "exp": "y = exp(x)",
+    "log": "y = log(x)", "relu": "y = max(x, 0)", "sigmoid": "y = σ(x)",
 }
 ALIASES = {"add": "+", "mul": "*", "sub": "-", "div": "/", "truediv": "/"}
 _OPERATION_TYPES = {}
@@ -122,7 +110,7 @@ def operation(op):
     cls = _OPERATION_TYPES.get(key)
     if cls is None:
         cls = _OPERATION_TYPES[key] = type(f"Foreign_{len(_OPERATION_TYPES)}", (),
-                                           {"__doc__": LOCAL_RULES.get(key, "")})
+                                           {"__doc__": FORWARD.get(key, "")})
     return cls()
 
 

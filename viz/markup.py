@@ -20,7 +20,8 @@ title) is text, never markup, wherever it goes:
 
 All of them first make the text printable: control characters (which neither Graphviz's HTML
 parser nor an SVG file accepts) are written out as ``\\x07``, lone surrogates (which cannot be
-encoded) become U+FFFD. tests/viz/test_markup.py checks each rule on dot's own output.
+encoded) become U+FFFD. tests/viz/test_markup.py checks each rule on dot's own output,
+tests/viz/test_hostile_text.py in Chromium.
 """
 import html
 import json

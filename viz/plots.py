@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from dagrad.autograd import as_array
-from dagrad.nn.extras import missing_extra
+from dagrad.autograd.extras import missing_extra
 
 
 def _figure(ax, nrows=1, ncols=1, size=(6.0, 4.0)):

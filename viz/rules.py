@@ -3,60 +3,65 @@
     δ_w = δ_out · x = (-1.997) · 0.5
 
 for the edge from ``w`` into ``z = w * x``. One rule per input edge (a fused operation such as
-``Linear`` has three: δ_x, δ_W, δ_b), with δ for gradients; an input is called by its tensor's
-name in the graph (a leaf's name, or the name given to an operation's output), or by a letter
-that no tensor of the graph uses, said in words ("u: the output of Sub").
+``Linear`` has three: δ_x, δ_weight, δ_bias), with δ for gradients; an input is called by its
+tensor's name in the graph (a leaf's name, or the name given to an operation's output), or by
+a letter that no tensor of the graph uses, said in words ("u: the output of Sub").
 
-``RULES`` holds the rule of each operation as one template per input: ``{0}``, ``{1}``, ...
-stand for the inputs, ``{out}`` for the output, ``{n}`` for the number of input elements per
-output element, and ``δ_out`` is the gradient arriving at the output; a remark after ``; `` is
-said once, after the numbers. The quiz asks with them (``viz.quiz``), the backward frames of a step-through show them
-with their results (``viz.steps``).
+The rules themselves are the operations' own statements (``autograd/rules.py``: ``rules =
+{"a": "δ_a = δ_out · b", ...}`` beside each backward), with the inputs called by forward's
+parameter names, ``out`` the output, ``n`` the elements a reduction combined and ``δ_out`` the
+gradient arriving at the output; here those names are swapped for the graph's names, then for
+the numbers. Operations of other engines (``viz.foreign``, micrograd's ``Value``) are read as
+the dagrad operation of the same name. The quiz asks with them (``viz.quiz``), the backward
+frames of a step-through state them and show them with their results (``viz.steps``).
 """
 import re
 
 import numpy as np
 
+from dagrad.autograd.function import Function
+from dagrad.autograd.rules import local_rule, split
+
 from . import labels
 
-RULES = {
-    "Add": ("δ_{0} = δ_out", "δ_{1} = δ_out"),
-    "Sub": ("δ_{0} = δ_out", "δ_{1} = −δ_out"),
-    "Mul": ("δ_{0} = δ_out · {1}", "δ_{1} = δ_out · {0}"),
-    "Div": ("δ_{0} = δ_out / {1}", "δ_{1} = −δ_out · {0} / {1}²"),
-    "Neg": ("δ_{0} = −δ_out",),
-    "Pow": ("δ_{0} = δ_out · {1} · {0}^({1} − 1)", "δ_{1} = δ_out · {out} · log {0}"),
-    "Exp": ("δ_{0} = δ_out · {out}",),
-    "Log": ("δ_{0} = δ_out / {0}",),
-    "Sqrt": ("δ_{0} = δ_out / (2 · {out})",),
-    "Abs": ("δ_{0} = δ_out · sign({0})",),
-    "Sin": ("δ_{0} = δ_out · cos {0}",),
-    "Cos": ("δ_{0} = −δ_out · sin {0}",),
-    "Tanh": ("δ_{0} = δ_out · (1 − {out}²)",),
-    "Sigmoid": ("δ_{0} = δ_out · {out} · (1 − {out})",),
-    "Relu": ("δ_{0} = δ_out · [{0} > 0]",),
-    "Sum": ("δ_{0} = δ_out; copied to every element that was summed",),
-    "Mean": ("δ_{0} = δ_out / {n}; copied to each of the {n} elements averaged",),
-    "MatMul": ("δ_{0} = δ_out @ {1}ᵀ", "δ_{1} = {0}ᵀ @ δ_out"),
-    "Linear": ("δ_{0} = δ_out @ {1}", "δ_{1} = δ_outᵀ @ {0}",
-               "δ_{2} = Σ δ_out; summed over the batch's rows"),
-}
-# the operation names of other engines (viz.foreign, micrograd's Value) with a rule above
+# the operation names of other engines (viz.foreign, micrograd's Value) and dagrad's
 FOREIGN_NAMES = {"+": "Add", "add": "Add", "*": "Mul", "mul": "Mul", "-": "Sub", "sub": "Sub",
-                 "/": "Div", "div": "Div", "neg": "Neg", "tanh": "Tanh", "exp": "Exp",
-                 "log": "Log", "relu": "Relu", "sigmoid": "Sigmoid"}
+                 "/": "Div", "div": "Div", "truediv": "Div", "neg": "Neg", "tanh": "Tanh",
+                 "exp": "Exp", "log": "Log", "relu": "Relu", "sigmoid": "Sigmoid"}
 SPARE = ("u", "v", "p", "q", "r", "s")        # letters for inputs the graph gives no name
 LONGEST_NAME = 12                              # a longer name is called by a letter instead
 SHOWN = labels.FULL                            # values of at most this many elements in full
+MOST_INPUTS = 8
+FUNCTIONS = {"exp", "log", "sqrt", "sin", "cos", "tanh", "σ", "sign", "erf", "floor", "Φ", "φ",
+             "Σ", "and", "or", "not", "π"}
+_NAME = re.compile(r"δ_out|[^\W\d²³ᵀ][^\W²³ᵀ]*")
 
 
-def templates(op):
-    """The rule templates of operation node ``op`` (one per input), or None."""
-    name = op.name
-    found = RULES.get(name) or RULES.get(FOREIGN_NAMES.get(name.lower(), ""))
-    if found is None and name.startswith("**"):                 # micrograd's power x ** k
-        found = (f"δ_{{0}} = δ_out · {name[2:]} · {{0}}^({name[2:]} − 1)",)
-    return found
+def statements(op):
+    """The rule statements of operation node ``op``, one per input slot, as ``(input name,
+    formula, note)``, and the constants a foreign operation's name fixes (``**2``: b = 2);
+    ``(None, {})`` when the operation states no rule."""
+    target, fixed = op.obj if isinstance(op.obj, Function) else None, {}
+    if target is None:
+        name = op.name
+        if name.startswith("**") and _number(name[2:]) is not None:     # micrograd's x ** k
+            target, fixed = "Pow", {"b": _number(name[2:])}
+        else:
+            target = FOREIGN_NAMES.get(name.lower(), name)
+    found = []
+    for k in range(MOST_INPUTS):
+        statement = local_rule(target, k)
+        if statement is None:
+            break
+        found.append(split(statement))
+    return (found or None), fixed
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def tensor_name(graph, node):
@@ -103,21 +108,16 @@ class Symbols:
 
 def named_rules(graph, op):
     """Every rule of operation ``op`` in the graph's names, one per input that receives a δ
-    (``δ_h = δ_out @ W;   δ_W = δ_outᵀ @ h;   δ_b = Σ δ_out``), or None when it has none."""
-    rules = templates(op)
+    (``δ_h = δ_out @ weight;   δ_weight = δ_outᵀ @ h, summed over the batch; ...``), or
+    None when it states none."""
+    rules, fixed = statements(op)
     symbols = Symbols(graph, op)
-    count = max(symbols.edges, default=-1) + 1
-    if rules is None or len(rules) < count:
+    if rules is None or len(rules) < len(symbols.edges):
         return None
-    names = [symbols.of(k) for k in range(len(rules))]
     shown = []
     for slot, e in sorted(symbols.edges.items()):
-        if e.grad is None:
-            continue
-        template, _, remark = rules[slot].partition("; ")
-        n = _per_output(e, op)
-        text = template.format(*names, out=symbols.out, n=n)
-        shown.append(text + (f" ({remark.format(n=n)})" if remark else ""))
+        if e.grad is not None:
+            shown.append(_statement(rules, slot, _names(rules, symbols, fixed, e, op)))
     text = ";   ".join(dict.fromkeys(shown))
     return (text + _notes(symbols, text)) if shown else None
 
@@ -126,30 +126,66 @@ def rule_text(graph, op, edge):
     """The local rule that gives the δ on ``edge`` (into operation ``op``), in the graph's
     names, then with the numbers: ``δ_w = δ_out · x = (-1.997) · 0.5``. The result is left out:
     it is what the quiz asks for."""
+    rules, fixed = statements(op)
     symbols = Symbols(graph, op)
-    rules = templates(op)
-    count = max(symbols.edges, default=-1) + 1
     me = symbols.of(edge.slot)
-    if rules is None or edge.slot >= len(rules) or len(rules) < count:
+    if rules is None or edge.slot >= len(rules) or len(rules) < len(symbols.edges):
         part = labels.formula_part(op.formula, "backward") if op.formula else ""
         rule = f"δ_{me} = δ_out · ∂{symbols.out}/∂{me}" + (f" ({part})" if part else "")
-        numbers = f"δ_out = {_value(op.grad)}" if op.grad is not None else ""
-        rule += f", with {numbers}" if numbers else ""
+        rule += f", with δ_out = {_value(op.grad)}" if op.grad is not None else ""
         return rule + _notes(symbols, rule)
-    template, _, remark = rules[edge.slot].partition("; ")
-    n = _per_output(edge, op)
-    named = template.format(*[symbols.of(k) for k in range(len(rules))], out=symbols.out, n=n)
-    rhs = template.split("=", 1)[1]
-    values = [_value(symbols.edges[k].value) if k in symbols.edges else "?"
-              for k in range(len(rules))]
-    upstream = _value(op.grad)
-    with_numbers = rhs.format(*values, out=_value(op.value), n=n).replace("δ_out", upstream)
-    text = f"{named} ={with_numbers}" if "?" not in values and upstream != "?" else named
-    if remark:
-        text += f" ({remark.format(n=n)})"
+    names = _names(rules, symbols, fixed, edge, op)
+    _, formula, note = rules[edge.slot]
+    text = f"δ_{me} = {_substitute(formula, names)}"
+    values = _numbers(rules, symbols, fixed, edge, op)
+    if values is not None:
+        text += f" = {_substitute(formula, values)}"
+    if note:
+        text += f", {note}"
     if _broadcast(edge, op):
         text += f" (summed over the axes {me} was broadcast along)"
     return text + _notes(symbols, text)
+
+
+def _statement(rules, slot, names):
+    _, formula, note = rules[slot]
+    return f"δ_{names[rules[slot][0]]} = {_substitute(formula, names)}" + \
+        (f", {note}" if note else "")
+
+
+def _names(rules, symbols, fixed, edge, op):
+    """forward's parameter names (and out, n, the constants of a foreign name) -> the graph's
+    names for them."""
+    names = {param: symbols.of(k) for k, (param, _, _) in enumerate(rules)}
+    names.update({k: labels.number(v) for k, v in fixed.items()})
+    names["out"] = symbols.out
+    return names
+
+
+def _numbers(rules, symbols, fixed, edge, op):
+    """The same names -> their values as text (δ_out too), or None when one is unknown."""
+    values = {}
+    for k, (param, _, _) in enumerate(rules):
+        e = symbols.edges.get(k)
+        if e is not None:
+            values[param] = _value(e.value) if e.value is not None else None
+    values.update({k: labels.number(v) for k, v in fixed.items()})
+    values["out"] = _value(op.value) if op.value is not None else None
+    values["δ_out"] = _value(op.grad) if op.grad is not None else None
+    values["n"] = _per_output(edge, op)
+    needed = set(_NAME.findall(rules[edge.slot][1])) - FUNCTIONS
+    if any(values.get(k, "") is None for k in needed) or values["δ_out"] is None:
+        return None
+    for k in needed - set(values):              # a keyword argument: the operation's value
+        attr = getattr(op.obj, k, None)
+        if isinstance(attr, (int, float)) and not isinstance(attr, bool):
+            values[k] = labels.number(attr)
+    return values
+
+
+def _substitute(formula, names):
+    """``formula`` with each of its names replaced by ``names[name]`` where given."""
+    return _NAME.sub(lambda m: str(names.get(m.group(0), m.group(0))), formula)
 
 
 def _per_output(edge, op):

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import labels
 from .draw import Options, Timeline, module_types, render, too_many
-from .rules import named_rules, rule_text, templates
+from .rules import named_rules, rule_text, statements
 from .render import svg as render_svg
 from .svgview import annotate, hold_legend, state_svg
 from .trace import trace
@@ -84,13 +84,16 @@ def steps(root, values=True, shapes=True, modules="cluster", rankdir=None, max_n
     The other arguments are those of ``viz.draw``; ``max_nodes`` is checked before any
     picture is made.
     """
-    graph = trace(root, grads=True, params=params, gradient=gradient, names=names)
     options = Options(values, shapes, modules, None, rankdir, max_nodes,
                       module_types=module_types(params))
+
+    def refuse_too_many(graph):            # before any gradient is computed
+        if len(graph.nodes) > max_nodes:
+            raise ValueError(too_many(len(graph.nodes), graph, options).replace(
+                "viz.draw", "viz.steps"))
+    graph = trace(root, grads=True, params=params, gradient=gradient, names=names,
+                  check=refuse_too_many)
     ops = graph.ops
-    if len(graph.nodes) > max_nodes:
-        raise ValueError(too_many(len(graph.nodes), graph, options).replace(
-            "viz.draw", "viz.steps"))
     picture = Picture(graph, options, _timeline(graph, ops))
     count = len(ops)
     return ([Frame("forward", k, k + 1, count, op, picture) for k, op in enumerate(ops)] +
@@ -129,7 +132,7 @@ def _numbers(graph, op):
         if e.grad is None or np.size(e.grad) > NUMBERS_UP_TO:
             continue
         # an operation with no rule of its own: the formula above the picture says it
-        rule = rule_text(graph, op, e) if templates(op) else ""
+        rule = rule_text(graph, op, e) if statements(op)[0] else ""
         lines.append(f"to {graph[e.src].name}: {rule + '  →  ' if rule else ''}"
                      f"δ = {labels.array(e.grad, NUMBERS_UP_TO)}")
     return "\n".join(lines)

@@ -125,7 +125,7 @@ class Graph:
         return f"<viz.Graph: {body}; {len(self.edges)} edges{'; grads' if self.has_grads else ''}>"
 
 
-def trace(root, grads=False, params=None, gradient=None, names=None):
+def trace(root, grads=False, params=None, gradient=None, names=None, check=None):
     """The graph behind tensor ``root``.
 
     Args:
@@ -142,6 +142,9 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
         names: ``{name: tensor}`` naming any tensors, e.g. ``names=locals()`` (entries that are
             not Tensors, and names starting with ``_``, are ignored); a name from ``params`` or
             ``Tensor.name`` wins.
+        check: called with the graph before any gradient is computed (its nodes and edges,
+            no δ yet); it raises to refuse the graph. ``draw`` and ``steps`` count the boxes
+            of the picture there, so a picture too large to draw costs no backward pass.
 
     Returns a :class:`Graph`. The traversal is iterative, so graphs of any depth work.
     """
@@ -154,7 +157,7 @@ def trace(root, grads=False, params=None, gradient=None, names=None):
                         f"{type(root).__name__}")
     with _gc_paused():
         return _trace(root, grads, _param_names(params), gradient, _variable_names(names),
-                      _output_names(names))
+                      _output_names(names), check)
 
 
 @contextlib.contextmanager
@@ -170,16 +173,34 @@ def _gc_paused():
             gc.enable()
 
 
-def _trace(root, grads, names, gradient, variables, outputs):
+def _trace(root, grads, names, gradient, variables, outputs, check):
     root_vertex = root.grad_fn if root.grad_fn is not None else root
     order = post_order([root_vertex])
-    consumers = _consumers(order)
-    edge_grads, totals = {}, {}
+    graph, vertex_of, use_of = _structure(root, root_vertex, order, names, variables, outputs)
+    _complete(graph.nodes, graph.edges)
+    if check is not None:
+        check(graph)               # before any gradient: a refused picture costs no backward
     if grads:
         edge_grads, totals = edge_gradients(root, order, gradient)
-    known = _known_values(order, consumers, root)
+        seed = totals.get(root_vertex)
+        for node in graph.nodes:
+            vertex = vertex_of.get(node.id)
+            node.grad = seed if node.id == graph.root else totals.get(vertex)
+        for e, use in zip(graph.edges, use_of):
+            e.grad = seed if use is None else edge_grads.get(use)
+            if e.shape is None and e.grad is not None:     # a value the graph did not keep
+                e.shape, e.dtype = e.grad.shape, e.grad.dtype
+        graph.has_grads = True
+        _complete(graph.nodes, graph.edges)
+    return graph
 
-    nodes, edges, ids = [], [], {}
+
+def _structure(root, root_vertex, order, names, variables, outputs):
+    """The graph without gradients, with ``{node id: vertex}`` and, for each edge, the
+    ``(operation, input slot)`` it stands for (None for the edge into the output node)."""
+    consumers = _consumers(order)
+    known = _known_values(order, consumers, root)
+    nodes, edges, ids, vertex_of, use_of = [], [], {}, {}, []
 
     def add(kind, name, module=None, obj=None, value=None):
         node = Node(f"n{len(nodes)}", kind, name, module, obj, value,
@@ -190,8 +211,7 @@ def _trace(root, grads, names, gradient, variables, outputs):
     for v in order:
         if not isinstance(v, Function):
             ids[v] = _leaf_node(add, v, names, variables)
-            if v in totals:
-                ids[v].grad = totals[v]
+            vertex_of[ids[v].id] = v
             continue
         note = noted(v)
         inputs = v.inputs if note is None else note.inputs
@@ -209,23 +229,20 @@ def _trace(root, grads, names, gradient, variables, outputs):
             sources.append((slot, _const_node(add, inputs[slot] if kept else None, v.module,
                                               ids, variables)))
         node = ids[v] = add("op", v.name, v.module, v, known.get(v))
-        node.grad = totals.get(v)
+        vertex_of[node.id] = v
         node.output = outputs.get(id(v))
         for slot, src in sources:
-            g = edge_grads.get((v, slot))
-            edges.append(Edge(src.id, node.id, slot, src.value,
-                              *_shape_dtype(src.value, g, src), grad=g))
+            edges.append(Edge(src.id, node.id, slot, src.value, *_shape_dtype(src.value, None, src)))
+            use_of.append((v, slot))
 
     # the root tensor itself, as an output node fed by its producer
-    seed = totals.get(root_vertex)
     out = add("output", root.name or variables.get(id(root)) or "output", None, root,
               root._data)
-    out.grad = seed
     src = ids.get(root_vertex)
     if src is not None:
-        edges.append(Edge(src.id, out.id, 0, root._data, root.shape, root.dtype, seed))
-    _complete(nodes, edges)
-    return Graph(nodes, edges, out.id, bool(grads))
+        edges.append(Edge(src.id, out.id, 0, root._data, root.shape, root.dtype))
+        use_of.append(None)
+    return Graph(nodes, edges, out.id, False), vertex_of, use_of
 
 
 def _complete(nodes, edges):

@@ -42,8 +42,13 @@ DIGEST_KEY = "dagrad_source_sha256"      # notebook metadata: the digest of the 
 
 
 def lessons():
-    """The numbered lessons, in order."""
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    """The numbered lessons in the order to take them: the order of docs/notebooks.md's table
+    of lessons (the capstone of the backprop part, 17, comes after 06); a lesson the table does
+    not list comes last."""
+    found = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    rank = {stem: k for k, stem in enumerate(re.findall(r"^\| `(\d\d_\w+)` \|", page, re.M))}
+    return sorted(found, key=lambda path: (rank.get(path.stem, len(rank)), path.name))
 
 
 def source_digest(path):
@@ -200,8 +205,10 @@ def course_topics():
     (topics still planned for a lesson are left out)."""
     page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
     found = {}
-    for topic, lesson in re.findall(r"^\| (\d+) \| .+? \| (\d\d) \| `", page, re.M):
-        found.setdefault(lesson, []).append(topic)
+    for topic, taught_in in re.findall(r"^\| (\d+) \| .+? \| (\d\d(?:, \d\d)*) \| `", page,
+                                       re.M):
+        for lesson in taught_in.split(", "):
+            found.setdefault(lesson, []).append(topic)
     return found
 
 

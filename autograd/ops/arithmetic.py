@@ -43,6 +43,7 @@ class Mul(Function):
     """z = a * b;   dz/da = b,   dz/db = a"""
 
     dtype_rule = promote_inputs
+    saves_read_by = ((1,), (0,))             # y * 2.0: only 2.0 is read
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -60,6 +61,7 @@ class Div(Function):
     """z = a / b;   dz/da = 1/b,   dz/db = -a/b² = -z/b"""
 
     dtype_rule = promote_inputs_to_float
+    saves_read_by = ((1,), (0, 1))           # y / 2.0: only 2.0 is read
 
     def forward(ctx, a, b):
         ctx.save(a, b)
@@ -93,6 +95,7 @@ class Pow(Function):
     """
 
     dtype_rule = promote_power
+    saves_read_by = ((0, 1), (0, 1, 2))      # y ** 2.0: y and 2.0 are read, not z
 
     def forward(ctx, a, b):
         out = a ** b

@@ -120,9 +120,9 @@ class CrossEntropy(Function):
         if reduction == "none":
             return loss.astype(x.dtype, copy=False)
         out = loss.sum()
-        if reduction == "mean":
+        if reduction == "mean":        # every target ignored: 0 / 0, NaN as in PyTorch
             ctx.denominator = wt.sum()
-            out = out / ctx.denominator
+            out = out / ctx.denominator if ctx.denominator else np.nan
         return np.asarray(out, dtype=x.dtype)
 
     def backward(ctx, grad):
@@ -135,8 +135,8 @@ class CrossEntropy(Function):
             p = ctx.probs
         if ctx.reduction == "none":
             g = grad.reshape((-1, 1))
-        elif ctx.reduction == "mean":
-            g = grad / ctx.denominator
+        elif ctx.reduction == "mean":            # every target ignored: no gradient (PyTorch)
+            g = grad / ctx.denominator if ctx.denominator else grad * 0
         else:
             g = grad
         n, c = x.shape

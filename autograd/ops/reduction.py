@@ -143,6 +143,12 @@ class SafeSqrt(Function):
         return ctx.xp.where(zero, 0.0, grad / (2 * ctx.xp.where(zero, 1.0, y)))
 
 
+def _max_or_minus_inf(x, axis):
+    """The max along ``axis`` (kept), -inf where there is nothing to take it of: softmax over
+    an empty axis is empty and logsumexp of nothing is log 0 = -inf, as in PyTorch."""
+    return x.max(axis=axis, keepdims=True, initial=-np.inf)
+
+
 class LogSumExp(Function):
     """y = log Σᵢ exp(xᵢ) (computed as m + log Σ exp(xᵢ - m), m = max);
     dy/dxᵢ = exp(xᵢ - y) = softmax(x)ᵢ"""
@@ -150,9 +156,10 @@ class LogSumExp(Function):
     dtype_rule = to_float
 
     def forward(ctx, x, axis=None, keepdims=False):
-        m = x.max(axis=axis, keepdims=True)
+        m = _max_or_minus_inf(x, axis)
         m = np.where(np.isfinite(m), m, 0)
-        out = np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m
+        with np.errstate(divide="ignore"):          # log 0 = -inf: nothing, or only -inf
+            out = np.log(np.exp(x - m).sum(axis=axis, keepdims=True)) + m
         ctx.in_shape, ctx.kshape = x.shape, out.shape
         out = out if keepdims else _drop_axes(out, axis)
         ctx.save(x, output=out)
@@ -171,7 +178,7 @@ class Softmax(Function):
     dtype_rule = floating
 
     def forward(ctx, x, axis=-1):
-        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        e = np.exp(x - _max_or_minus_inf(x, axis))
         y = e / sum_keep(e, axis)
         ctx.axis = axis
         ctx.save(output=y)
@@ -190,7 +197,7 @@ class LogSoftmax(Function):
     dtype_rule = floating
 
     def forward(ctx, x, axis=-1):
-        shifted = x - x.max(axis=axis, keepdims=True)
+        shifted = x - _max_or_minus_inf(x, axis)
         y = shifted - np.log(sum_keep(np.exp(shifted), axis))
         ctx.axis = axis
         ctx.save(output=y)

@@ -310,6 +310,12 @@ def _tensors(xs, op):
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (all other sizes must match)."""
     xs = _tensors(tensors, "cat")
+    for k, x in enumerate(xs):
+        if x.ndim == 0:
+            raise RuntimeError(f"cat: zero-dimensional tensor (at position {k}) cannot be "
+                               f"concatenated, as in PyTorch: it has no dimension to join along. "
+                               f"Use stack to make a new dimension of scalars, or give it one "
+                               f"with x.reshape(1) (shapes: {[tuple(x.shape) for x in xs]})")
     d = normalize_dim(dim, xs[0].ndim, "cat")
     rest = {x.shape[:d] + x.shape[d + 1:] for x in xs}
     if len(rest) > 1 or len({x.ndim for x in xs}) > 1:

@@ -125,6 +125,27 @@ FASHION_LABELS = ["t-shirt", "trouser", "pullover", "dress", "coat", "sandal", "
                   "sneaker", "bag", "ankle boot"]
 
 
+def class_labels(labels, what, classes=len(FASHION_LABELS)):
+    """``labels`` (a sequence, array or tensor) as a list of Python ints, each a class in
+    [0, classes); a ValueError from ``what`` naming the first that is not (a fraction such as
+    2.5, a negative number), instead of truncating it or counting it from the end."""
+    values = np.asarray(labels.numpy() if hasattr(labels, "numpy") else labels).reshape(-1)
+    if values.dtype.kind not in "iubf":
+        raise ValueError(f"{what}: class labels must be whole numbers 0..{classes - 1}, got "
+                         f"{values.dtype} values such as {values[:1].tolist()}")
+    whole = np.isfinite(values) & (values == np.round(values)) if values.dtype.kind == "f" \
+        else np.ones(values.shape, bool)
+    bad = ~whole | (values < 0) | (values >= classes)
+    if bad.any():
+        k = int(np.argmax(bad))
+        why = "a class index is a whole number" if not whole[k] else "there are " \
+            f"{classes} classes"
+        raise ValueError(f"{what}: class labels must be whole numbers 0..{classes - 1}, but "
+                         f"label {k} is {values[k].item()!r} ({why}; labels are not scores, "
+                         f"and a negative one would count from the end)")
+    return [int(v) for v in values]
+
+
 class ImageDataset(torch.utils.data.Dataset):
     """Grey images kept as bytes (N, h, w) and labels (N,); an item is the image scaled to
     [0, 1] and resized to ``size`` (bilinear, as torchvision's ``Resize``) as a float32
@@ -191,6 +212,7 @@ class FashionMNIST(DataModule):
         if images.ndim != 3 or labels.shape != images.shape[:1]:
             raise ValueError(f"FashionMNIST: {folder} holds images of shape {images.shape} "
                              f"and labels of shape {labels.shape}; expected (N, H, W) and (N,)")
+        class_labels(labels, f"FashionMNIST: the labels in {found[0]}")
         return ImageDataset(images, labels, size, 1 / 255)
 
     @staticmethod
@@ -204,9 +226,10 @@ class FashionMNIST(DataModule):
 
     def text_labels(self, indices):
         """The names of the classes ``indices``."""
+        indices = class_labels(indices, "FashionMNIST.text_labels")
         if self.source == "digits":
-            return [str(int(i)) for i in indices]
-        return [FASHION_LABELS[int(i)] for i in indices]
+            return [str(i) for i in indices]
+        return [FASHION_LABELS[i] for i in indices]
 
     def get_dataloader(self, train):
         data = self.train if train else self.val
@@ -292,7 +315,7 @@ def get_dataloader_workers():
 
 def get_fashion_mnist_labels(labels):
     """The Fashion-MNIST class names of ``labels``."""
-    return [FASHION_LABELS[int(i)] for i in labels]
+    return [FASHION_LABELS[i] for i in class_labels(labels, "get_fashion_mnist_labels")]
 
 
 def load_data_fashion_mnist(batch_size, resize=None, root="../data"):

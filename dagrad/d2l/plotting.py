@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from dagrad import torch
-from dagrad.nn.extras import missing_extra
+from dagrad.autograd.extras import missing_extra
 
 from .utils import HyperParameters
 

@@ -13,25 +13,13 @@ import numpy as np
 from .compare import all_close, fmt_array, fmt_pair, fmt_shape, largest_error, relation
 from .detectors import normalisation
 from .explain import Coordinates, render_rule, where_wrong
+from .factors import factor_values, known_factors
 from .ladder import finish
 from .operations import StudentError, as_form
 from .result import NOT_ANSWERED, CheckResult, is_blank
 
 FULL_CHECK = 2_000        # inputs of at most this many elements (in all) are checked everywhere
 SAMPLE = 200              # else this many elements of each input, drawn at random
-
-# Local-derivative factors a backward commonly leaves out, as functions of the input x and
-# the output y (elementwise operations).
-KNOWN_FACTORS = (
-    ("1 - y²", lambda x, y: 1 - y * y),
-    ("y (1 - y)", lambda x, y: y * (1 - y)),
-    ("1 - y", lambda x, y: 1 - y),
-    ("y", lambda x, y: y),
-    ("x", lambda x, y: x),
-    ("2x", lambda x, y: 2 * x),
-    ("1/x", lambda x, y: 1 / x),
-)
-
 
 def check_backward(fn_or_function, *inputs, expected_shapes=None, exercise=None, tol=1e-5,
                    eps=1e-6, gradgrad=True, attrs=None, why=None, seed=0):
@@ -125,7 +113,9 @@ def judge_backward(fn_or_function, *inputs, expected_shapes=None, exercise=None,
         lines = [f"{form.name}'s first derivatives are right, but its second derivatives "
                  f"(backward run with create_graph=True) are not:"]
         lines += [f"  input {k}: {second[k].explanation}" for k in failed]
-        lines.append(second[failed[0]].advice)
+        saves_output = getattr(form, "saves_output_positionally", None)
+        lines.append(SAVED_OUTPUT if saves_output and saves_output(arrays) else
+                     second[failed[0]].advice)
         right = "\n".join(f"input {k}: second derivatives {second[k].right}" for k in failed
                           if second[k].right)
         return CheckResult(False, "\n".join(lines) + note, "gradgrad", exercise, rows,
@@ -319,14 +309,14 @@ def judge(k, raw, numeric, place, wanted, tol, coords=None):
                          "gradient grad (the chain rule)", right_text, secrets)
         xs = place.pick(np.broadcast_to(place.x, place.out.shape).astype(np.float64))
         ys = place.pick(place.out)
-        for name, factor in KNOWN_FACTORS:
+        for words, formula, constants in known_factors():
             with np.errstate(all="ignore"):
-                c = factor(xs, ys)
-            if np.all(np.isfinite(c)) and np.all(np.abs(c) > 1e-3) and \
+                c = factor_values(formula, constants, xs, ys)
+            if c is not None and np.all(np.isfinite(c)) and np.all(np.abs(c) > 1e-3) and \
                     all_close(mine * c, numeric, tol):
                 return wrong("missing_local_derivative",
-                             f"it lacks the factor {name} of the local derivative (x is the "
-                             f"input, y the output)", right_text, secrets)
+                             f"it lacks the factor {words} of the local derivative (x is the "
+                             f"input, out the output)", right_text, secrets)
     if tag == "factor":
         return wrong("factor", hint + (f"; {where}" if where else ""), right_text, secrets)
     extra = normalisation(g, numeric, tol) if place.sample is None else None
@@ -392,6 +382,9 @@ class SecondOrder:
         self.right, self.advice = right, advice
 
 
+SAVED_OUTPUT = ("Its forward saves its own output with ctx.save(y), as an input is saved: the "
+                "engine then treats y as a constant and cannot differentiate through it. Save "
+                "the output with ctx.save(output=y) (PyTorch: save_for_backward(output)).")
 UNRECORDED = ("The engine recorded nothing it can differentiate: backward uses a NumPy "
               "function on grad or on a saved value (write it with operators and ctx.xp "
               "functions, so that the engine can record it), or reads a saved value the "

@@ -220,10 +220,14 @@ def _nested(a, digits=4):
     return "[" + ", ".join(_nested(x, digits) for x in a) + "]"
 
 
+TOOLTIP_ELEMENTS = 400     # Graphviz refuses a quoted string of more than 16,384 characters
+
+
 def fmt_full(a):
-    """Every element, for tooltips."""
-    return np.array2string(np.asarray(a), precision=6, separator=", ", threshold=10_000,
-                           max_line_width=100)
+    """Every element, for tooltips: up to ``TOOLTIP_ELEMENTS``; a larger array as NumPy
+    prints one (its first and last rows and columns)."""
+    return np.array2string(np.asarray(a), precision=6, separator=", ",
+                           threshold=TOOLTIP_ELEMENTS, edgeitems=4, max_line_width=100)
 
 
 def fmt_shape(shape):

@@ -17,6 +17,17 @@ class Given:
         self.objects = {k: (v.copy() if isinstance(v, np.ndarray) else v)
                         for k, v in (objects or {}).items()}
         self.cache = {}
+        self.deltas = None
+
+    def delta(self, name):
+        """While a check of hand-computed gradients runs: the student's δ of the tensor
+        ``name`` where they answered it (in this exercise or another of the same progress
+        map), else the engine's. A misconception written with it applies the wrong rule to
+        the student's own δ's, so it is recognised after a mistake further down the chain."""
+        if not self.deltas or name not in self.deltas:
+            raise NotGiven(f"no δ of {name!r} is known here (Given.delta is read while a "
+                           f"check of gradients runs)")
+        return self.deltas[name]
 
     def __getattr__(self, name):
         objects = self.__dict__.get("objects", {})

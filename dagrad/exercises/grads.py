@@ -1,10 +1,10 @@
 """``check_grads``: gradients a student computed by hand, against the engine's.
 
 What the engine knows is computed once, when the exercise is set up (``prepare``): the right
-gradients, the traced graph for the picture, and for each pair of answered tensors T → U where
-every path from T to the loss goes through U, the Jacobian that carries δ_U back to δ_T. A
-check then needs no graph, and can tell where a chain of hand-computed δ's first goes wrong
-from the δ's that merely follow from it.
+gradients, the traced graph for the picture, and a copy of the graph's nodes that carries the
+student's own δ's back (``carry.py``), so a check can tell where a chain of hand-computed δ's
+goes wrong from the δ's that merely follow from a wrong one, and judge each mistake against
+what the chain rule gives from the student's own δ's.
 """
 import contextlib
 
@@ -15,10 +15,9 @@ from .compare import (NotANumber, all_close, answer_array, fmt_array, fmt_pair, 
 from .detectors import normalisation, swapped
 from .explain import Coordinates, diagnose, render_rule, where_wrong
 from .ladder import finish
+from .carry import Snapshot
 from .picture import grads_graph, grads_svg
 from .result import NOT_ANSWERED, CheckResult, is_blank
-
-MAX_CHAIN_ELEMENTS = 64       # a Jacobian between answered tensors is kept up to this many rows
 
 
 def check_grads(answers, loss, names=None, tol=1e-5, *, exercise=None):
@@ -70,16 +69,24 @@ def _checked_loss(loss):
 class Prepared:
     """What the engine knows about ``loss`` and ``tensors`` (answer name -> Tensor), computed
     once: ``right`` (name -> ∂L/∂tensor), ``graph`` (traced, with every edge's δ; its tensors
-    named by ``names``, {name: Tensor}, default the answer names), ``chains`` ({(T, U):
-    Jacobian ∂U/∂T as a (|U|, |T|) array} for U on every path from T to the loss)."""
+    named by ``names``, {name: Tensor}, default the answer names), ``snapshot`` (the graph's
+    nodes, to carry the student's δ's back: ``carry.py``)."""
 
     def __init__(self, loss, tensors, names=None):
         with hooks_set_aside(loss):
             self.right = engine_gradients(loss, tensors)
             self.graph = grads_graph(loss, names or tensors)
-            self.chains = _chains(tensors, self.right)
+        self.snapshot = Snapshot(loss, tensors)
         self.tensors = tensors
         self.shapes = {k: tuple(t.shape) for k, t in tensors.items()}
+
+    def carry(self, mine):
+        """``Snapshot.carry`` of the student's δ's (name -> array), or ({}, {}) when the graph
+        cannot be walked (it was freed before the exercise was set up)."""
+        try:
+            return self.snapshot.carry(mine)
+        except Exception:              # an operation whose copy cannot run backward again
+            return {}, {}
 
 
 def prepare(loss, tensors, names=None):
@@ -87,16 +94,26 @@ def prepare(loss, tensors, names=None):
 
 
 def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coords=None,
-                misconceptions=(), given=None, rules=None, sizes=None, why=None):
+                misconceptions=(), given=None, rules=None, sizes=None, why=None,
+                context=None, origin=None):
     """The verdict on ``answers`` (answer name -> the student's gradient) against
     ``prepared``, whose tensors have the same names. ``labels`` (name -> words, default
     "∂L/∂name"), ``coords`` (name -> ``explain.Coordinates`` spec), ``misconceptions`` (each
     computing {name: wrong gradient}), ``rules`` (name -> the second hint, see
-    ``explain.render_rule``) and ``sizes`` come from an exercise's definition."""
-    labels = {k: (labels or {}).get(k, f"∂L/∂{k}") for k in answers}
+    ``explain.render_rule``) and ``sizes`` come from an exercise's definition.
+
+    ``context`` (name -> the student's gradient, from other exercises of the same backward
+    pass; ``origin`` names each one's exercise) is not judged here: it is carried back like
+    the answers (a δ here that only follows from a wrong δ there says so) and drawn in the
+    picture, the progress map of the whole pass."""
+    context, origin = dict(context or {}), origin or {}
+    labels = {k: (labels or {}).get(k, f"∂L/∂{k}")
+              for k in dict.fromkeys([*answers, *context, *prepared.tensors])}
     coords = coords or {}
     verdicts = {k: _judge_one(k, answers[k], prepared.right[k], tol, labels[k],
                               coords.get(k), given, sizes) for k in answers}
+    others = {k: _judge_one(k, v, prepared.right[k], tol, labels[k], None, given, sizes)
+              for k, v in context.items() if k in prepared.right and k not in answers}
     wrong = [v for v in verdicts.values() if not v.ok]
 
     def table():
@@ -104,7 +121,10 @@ def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coor
                                             for k, v in verdicts.items()]
 
     def picture(revealed):
-        return grads_svg(prepared.graph, prepared.tensors, verdicts, revealed, labels)
+        shown = {k: Verdict(k, False, "not_answered", "") for k in prepared.tensors}
+        shown.update(others)
+        shown.update(verdicts)
+        return grads_svg(prepared.graph, prepared.tensors, shown, revealed, labels)
     if not wrong:
         message = (f"All {len(verdicts)} gradients are right." if len(verdicts) > 1
                    else f"{next(iter(labels.values()))} is right.")
@@ -113,8 +133,10 @@ def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coor
     judged = [v for v in wrong if v.tag != "not_answered"]
     lines, diagnosis, diagnoses = [], None, []
     if judged:
-        diagnosis, lines, diagnoses = _explain(verdicts, judged, prepared, answers, tol,
-                                               labels, misconceptions, given)
+        named = {**labels, **{k: f"{labels[k]} (exercise {origin[k]})" for k in others
+                              if k in origin}}
+        diagnosis, lines, diagnoses = _explain(verdicts, others, judged, prepared, tol, named,
+                                               misconceptions, given, coords, sizes)
     if blank:
         lines.append(f"Not answered yet: {', '.join(blank)}. Write your answer in the cell "
                      f"above, then run this cell again.")
@@ -130,60 +152,80 @@ def judge_grads(answers, prepared, tol=1e-5, *, exercise=None, labels=None, coor
                        diagnoses=diagnoses or [diagnosis])
 
 
-def _explain(verdicts, judged, prepared, answers, tol, labels, misconceptions, given):
-    """(diagnosis, lines, every diagnosis) for the wrong gradients: a misconception the answers
-    match, swapped answers, where the mistake enters and which wrong δ's only follow from
-    it."""
+def _explain(verdicts, others, judged, prepared, tol, labels, misconceptions, given, coords,
+             sizes):
+    """(diagnosis, lines, every diagnosis) for the wrong gradients: where each mistake enters
+    (judged against what the chain rule gives from the student's own δ's) and which wrong δ's
+    only follow from it, the misconceptions the answers match, swapped answers."""
+    _locate(verdicts, others, judged + [v for v in others.values() if not v.ok],
+            prepared, tol, labels, given, coords, sizes)
     mine = {v.name: v.answer for v in verdicts.values() if v.answer is not None}
-    _mark_inherited(verdicts, judged, prepared, mine, tol, labels)
     entry = [v for v in judged if not v.inherited]
     followers = [v for v in judged if v.inherited]
     count = len(judged)
     lines = [] if count == 1 else [f"{count} of {len(verdicts)} gradients are wrong."]
+    matched = {}
     for m in misconceptions or ():
         wrong = m.value(given)
         if isinstance(wrong, dict) and wrong and all(
-                k in mine and _matches(mine[k], wrong[k], tol) for k in wrong):
-            lines.append(_cap(m.sentence) + ".")
-            return m.tag, lines + _entry_lines(entry, followers, labels, with_kind=False), \
-                [m.tag]
-    pair = swapped(mine, prepared.right, tol, labels)
-    if pair:
-        a, b, sentence = pair
-        for k in (a, b):
-            verdicts[k].tag = "swapped"
-        lines.append(_cap(sentence) + ".")
-        return "swapped", lines, ["swapped"]
-    lines += _entry_lines(entry, followers, labels, with_kind=True)
-    tags = [v.tag for v in entry]
-    return (tags[0] if len(set(tags)) == 1 else "value"), lines, tags
+                k in mine and _matches(mine[k], wrong[k], tol) for k in wrong) and \
+                not any(k in matched for k in wrong):
+            for k in wrong:
+                matched[k] = m
+                verdicts[k].tag = m.tag
+                verdicts[k].cell = f"✗ {m.tag.replace('_', ' ')}"
+    if not matched:
+        pair = swapped(mine, prepared.right, tol, labels)
+        if pair:
+            a, b, sentence = pair
+            for k in (a, b):
+                verdicts[k].tag = "swapped"
+            lines.append(_cap(sentence) + ".")
+            return "swapped", lines, ["swapped"]
+    lines += _entry_lines(entry, followers, labels, matched)
+    if not entry:
+        return "inherited", lines, ["inherited"]
+    tags = list(dict.fromkeys(v.tag for v in entry))
+    diagnosis = next((m.tag for m in matched.values()), None) or \
+        (tags[0] if len(tags) == 1 else "value")
+    return diagnosis, lines, tags
 
 
-def _entry_lines(entry, followers, labels, with_kind):
-    lines = []
+def _entry_lines(entry, followers, labels, matched=None):
+    """A line per place a mistake enters, in the order of the answers (a matched
+    misconception's sentence once, for all the δ's it covers), then one line for the δ's that
+    only follow from them, naming where their mistakes came from."""
+    lines, said = [], set()
     shared = {}                  # one sentence for the δ's wrong in the same way
     for v in entry:
-        if with_kind and v.sentence and v.tag != "value":
+        if v.name not in (matched or {}) and v.sentence and v.tag != "value":
             shared.setdefault((v.tag, v.sentence), []).append(v)
-    for (tag, sentence), group in shared.items():
-        if len(group) > 1:
-            names = ", ".join(labels[v.name] for v in group[:-1]) + \
-                f" and {labels[group[-1].name]}"
-            each = sentence[3:] if sentence.startswith("it ") else sentence
-            lines.append(f"{names} are wrong: each {each}.")
-    grouped = {id(v) for group in shared.values() if len(group) > 1 for v in group}
+    shared = {key: group for key, group in shared.items() if len(group) > 1}
     for v in entry:
-        if id(v) in grouped:
+        m = (matched or {}).get(v.name)
+        if m is not None:
+            if id(m) not in said:
+                said.add(id(m))
+                lines.append(_cap(m.sentence) + ".")
             continue
-        what = v.explanation if with_kind or not v.where else v.where
+        group = shared.get((v.tag, v.sentence))
+        if group is not None:
+            if id(group) not in said:
+                said.add(id(group))
+                names = ", ".join(labels[u.name] for u in group[:-1]) + \
+                    f" and {labels[group[-1].name]}"
+                each = v.sentence[3:] if v.sentence.startswith("it ") else v.sentence
+                lines.append(f"{names} are wrong: each {each}.")
+            continue
         if followers:
-            text = f"The mistake enters at {labels[v.name]}: {what}"
+            text = f"The mistake enters at {labels[v.name]}: {v.explanation}"
         else:
-            text = f"{labels[v.name]} is wrong: {what}"
+            text = f"{labels[v.name]} is wrong: {v.explanation}"
         lines.append(text.rstrip() + ("" if text.endswith(".") else "."))
     if followers:
         names = ", ".join(labels[v.name] for v in followers)
-        sources = " and ".join(labels[v.name] for v in entry)
+        origins = [u for v in followers for u in v.inherited]
+        sources = " and ".join(labels[u] for u in dict.fromkeys(origins))
         lines.append(f"{names} {'follow' if len(followers) > 1 else 'follows'} from your "
                      f"{sources} by the chain rule (each is right for the δ it is computed "
                      f"from): fix {sources} first.")
@@ -197,44 +239,68 @@ def _matches(answer, wrong, tol):
         return False
     if w.shape != answer.shape and w.size == answer.size == 1:
         w = w.reshape(answer.shape)
-    return all_close(answer, w, tol)
+    return w.shape == answer.shape and all_close(answer, w, tol)
 
 
-def _mark_inherited(verdicts, judged, prepared, mine, tol, labels):
-    """A wrong δ_T that equals J_{U→T}ᵀ · (your δ_U) for the nearest answered U on every path
-    from T to the loss follows from your δ_U: when δ_U is wrong too, T "inherits" the mistake
-    (``v.inherited = U``). A δ_T equal to your δ_U passed through unchanged, where the local
-    derivative is not 1, is a missing local derivative."""
+def _locate(verdicts, others, judged, prepared, tol, labels, given, coords, sizes):
+    """Carry the student's δ's back (``carry.py``) and judge each wrong δ_T by what the
+    chain rule gives from them: equal to it, δ_T only follows from the wrong δ's it was
+    computed from (``v.inherited``, their names); else the mistake enters at T. A δ_T that is
+    some δ_U passed on unchanged where the chain rule changes it is a missing local
+    derivative; a δ_T whose difference from the right value has no name (the mistakes of
+    the δ's it was computed from mixed with its own) is judged against the carried value,
+    which isolates its own."""
+    every = {**others, **verdicts}
+    mine = {k: v.answer for k, v in every.items()
+            if v.answer is not None and v.answer.shape == prepared.right[k].shape}
+    carried, came_from = prepared.carry(mine)
     for v in judged:
-        if v.answer is None or v.answer.shape != prepared.right[v.name].shape:
+        c = carried.get(v.name)
+        if c is None or v.answer is None:
             continue
-        u = _nearest_dominator(v.name, prepared, mine)
-        if u is None:
+        wrong_sources = sorted((u for u in came_from[v.name] if not every[u].ok),
+                               key=list(every).index)
+        if v.name not in mine:         # the wrong shape: the transpose of the carried value?
+            if wrong_sources and v.tag == "shape":
+                here = _judge_one(v.name, v.answer, c, tol, labels[v.name], None, given, sizes)
+                if here.tag == "transposed":
+                    v.tag, v.cell, v.explanation = here.tag, here.cell, here.explanation
+                    v.sentence = here.sentence
             continue
-        J = prepared.chains[(v.name, u)]
-        carried = (mine[u].reshape(-1) @ J).reshape(v.answer.shape)
-        if all_close(v.answer, carried, tol):
-            if not verdicts[u].ok:
-                v.inherited = u
-                v.cell = f"✗ follows from {labels[u]}"
+        if all_close(v.answer, c, tol):
+            if wrong_sources:
+                v.inherited = wrong_sources
             continue
-        if mine[u].shape == v.answer.shape and all_close(v.answer, mine[u], tol) and \
-                not (J.shape[0] == J.shape[1] and np.allclose(J, np.eye(J.shape[0]))):
-            v.tag = "missing_local_derivative"
-            v.explanation = (f"it is your {labels[u]} passed on unchanged, but the local "
-                             f"derivative between them is not 1: multiply by it (the chain "
-                             f"rule)")
+        passed = [u for u in came_from[v.name] if mine[u].shape == v.answer.shape
+                  and all_close(v.answer, mine[u], tol) and not all_close(c, mine[u], tol)]
+        if passed:
+            v.tag, v.sentence = "missing_local_derivative", None
+            v.cell = "✗ wrong (missing local derivative)"
+            v.explanation = (f"it is your {labels[passed[0]]} passed on unchanged, but the "
+                             f"local derivative between them is not 1: multiply by it (the "
+                             f"chain rule)")
+        elif wrong_sources and v.tag == "value":
+            mistaken = " and ".join(labels[u] for u in wrong_sources)
+            here = _judge_one(v.name, v.answer, c, tol, labels[v.name], coords.get(v.name),
+                              given, sizes)
+            v.tag, v.where, v.cell, v.sentence = here.tag, here.where, here.cell, None
+            v.explanation = (f"{here.explanation} (compared with what the chain rule gives "
+                             f"from your own {mistaken}, which is wrong too)")
+    _trace_to_entries(every, list(every), labels)
 
 
-def _nearest_dominator(name, prepared, mine):
-    """The answered tensor U nearest to ``name`` such that every path from it to the loss
-    passes through U, or None."""
-    doms = [u for (t, u) in prepared.chains if t == name and u in mine
-            and mine[u].shape == prepared.right[u].shape]
-    if not doms:
-        return None
-    # the nearest is the one the other dominators depend on
-    return max(doms, key=lambda u: sum((u, w) in prepared.chains for w in doms))
+def _trace_to_entries(verdicts, order, labels):
+    """A δ that follows from δ's that themselves only follow from others is said to follow
+    from where the mistakes enter (or from an earlier exercise's δ)."""
+    def entries(name):
+        v = verdicts.get(name)
+        if v is None or not v.inherited:
+            return {name}
+        return set().union(*(entries(u) for u in v.inherited))
+    for v in verdicts.values():
+        if v.inherited:
+            v.inherited = sorted(entries(v.name), key=order.index)
+            v.cell = f"✗ follows from {', '.join(labels[u] for u in v.inherited)}"
 
 
 class Verdict:
@@ -356,40 +422,6 @@ def engine_gradients(loss, tensors):
     values = grad(loss, [tensors[k] for k in keys], retain_graph=True, allow_unused=True)
     return {k: (np.zeros(tensors[k].shape) if g is None else
                 np.array(g.numpy(), dtype=np.float64)) for k, g in zip(keys, values)}
-
-
-def _chains(tensors, right):
-    """{(T, U): ∂U/∂T as a (|U|, |T|) array} for answered tensors T, U where U is computed
-    from T and carries all of T's gradient (J_{U→T}ᵀ δ_U = δ_T for the right δ's)."""
-    from dagrad.autograd import Tensor, grad
-    chains = {}
-    inner = [k for k, t in tensors.items() if isinstance(t, Tensor) and t.grad_fn is not None
-             and t.numel() <= MAX_CHAIN_ELEMENTS]
-    for u in inner:
-        U = tensors[u]
-        others = [t for t in tensors if t != u and tensors[t] is not U]
-        if not others:
-            continue
-        rows = []
-        for i in range(U.numel()):
-            seed = np.zeros(U.numel())
-            seed[i] = 1.0
-            got = grad(U, [tensors[t] for t in others], grad_outputs=_seed_like(U, seed),
-                       retain_graph=True, allow_unused=True)
-            rows.append(got)
-        for j, t in enumerate(others):
-            if rows[0][j] is None:
-                continue
-            J = np.stack([np.asarray(r[j].numpy(), dtype=np.float64).reshape(-1) for r in rows])
-            through = (right[u].reshape(-1) @ J).reshape(right[t].shape)
-            if all_close(through, right[t], 1e-8):
-                chains[(t, u)] = J
-    return chains
-
-
-def _seed_like(U, flat):
-    from dagrad.autograd import tensor
-    return tensor(flat.reshape(U.shape).astype(U.numpy().dtype))
 
 
 @contextlib.contextmanager

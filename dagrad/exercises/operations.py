@@ -123,6 +123,18 @@ class FunctionForm:
                     node.saved = saved
                 yield was or f"saved value {k}", name, raw
 
+    def saves_output_positionally(self, arrays):
+        """Does forward save its own output with ``ctx.save(y)`` (as an input is saved),
+        rather than ``ctx.save(output=y)``?"""
+        try:
+            out, node = self._node(arrays)
+        except StudentError:
+            return False
+        saved = [a for a in tuple(node.saved or ()) if isinstance(a, np.ndarray)]
+        if node.saves_output:
+            saved = saved[:-1]
+        return any(a.shape == out.shape and np.array_equal(a, out.numpy()) for a in saved)
+
     def first_order(self, tensors, grad):
         """The gradients through the engine on tensors (differentiable when ``tensors``
         require grad and grad mode is on)."""

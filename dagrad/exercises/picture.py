@@ -9,6 +9,7 @@ import itertools
 from .compare import fmt_full
 
 RED = "#d50000"
+AMBER = "#9c5700"         # a δ that only follows from a wrong one (dark enough for 10 px text)
 GREEN = "#1b5e20"
 GREY = "#555555"
 SHORT = 8                   # values of at most this many elements are written in full
@@ -16,7 +17,8 @@ MAX_BOXES = 150             # larger graphs get no picture (dot takes seconds, n
 _COUNTER = itertools.count()
 CAPTION = ("Red: the tensors whose gradient is wrong (your value in the box) and the edges "
            "whose δ's add up to it; the mistake is in one of those δ's or in their sum. "
-           "Hover a box or an edge for every element.")
+           "Amber: a gradient that only follows from a wrong one nearer the loss (right for "
+           "the δ's it was computed from). Hover a box or an edge for every element.")
 CAPTION_REVEALED = ("Every edge carries its δ; a wrong box shows your value beside the right "
                     "one.")
 
@@ -41,8 +43,10 @@ def grads_svg(graph, tensors, verdicts, revealed=False, labels=None):
                          f"are wrong")
     shown = graph if revealed else without_gradients(graph)
     labels = labels or {k: f"∂L/∂{k}" for k in tensors}
-    dot = render(shown, Options(), emphasis=_emphasis(graph, tensors, verdicts, revealed,
-                                                      labels))
+    # rankdir None: chosen from the graph's shape, as viz.draw does (a deep graph top to
+    # bottom: left to right it is wider than a notebook)
+    dot = render(shown, Options(rankdir=None),
+                 emphasis=_emphasis(graph, tensors, verdicts, revealed, labels))
     inline = svgview.inline(svg(dot), f"vz-check-{next(_COUNTER)}")
     caption = CAPTION_REVEALED if revealed else CAPTION
     return f'{inline}<div style="color: {GREY}; font-size: 12px;">{caption}</div>'
@@ -80,6 +84,14 @@ def _emphasis(graph, tensors, verdicts, revealed, labels):
             continue
         yours = "not a number" if verdict.answer is None else \
             text.array(verdict.answer, SHORT)
+        if getattr(verdict, "inherited", None) and not revealed:
+            origins = ", ".join(labels.get(u, u) for u in verdict.inherited)
+            nodes[node.id] = ({"color": AMBER, "penwidth": "2", "tooltip": tooltip(
+                [f"{key}: {what} is right for the δ's it is computed from, but follows from "
+                 f"your {origins}"])},
+                [_font(f"✗ {what} follows from {origins}", AMBER, bold=True),
+                 _font(f"yours {yours}", AMBER)])
+            continue
         rows = [_font(f"✗ {what} wrong", RED, bold=True), _font(f"yours {yours}", RED)]
         tip = [f"{key}: {what} is wrong" + (f" ({verdict.tag})" if verdict.tag != "value"
                                             else "")]

@@ -34,6 +34,7 @@ from .values import judge_choice, judge_shape, judge_value
 
 REGISTRY = {}       # exercise id -> Exercise
 GIVEN = {}          # exercise id -> Given, set by ``given``
+PROGRESS = {}       # progress map key -> {answer name: the student's last answer}
 
 
 class Part:
@@ -131,45 +132,102 @@ class Grads(Part):
     (among the given objects) it is the gradient of; ``loss`` names the loss. ``labels``
     (answer -> words, default "δ_<tensor>"), ``coords`` (answer -> the lesson's names for the
     elements), ``rules`` (answer -> the second hint), ``misconceptions`` (each computing
-    {answer: wrong gradient}), ``sizes``."""
+    {answer: wrong gradient}; ``g.delta("x")`` there is the student's own δ of tensor x where
+    they gave one, the right δ otherwise: a buggy rule applied to the student's own δ's),
+    ``sizes``.
+
+    ``progress_map``: a key shared by the exercises that together write one backward pass by
+    hand (each given the same graph). Each check then also knows the student's last answers
+    to the others: a δ here that only follows from a wrong δ of an earlier exercise says so,
+    and the picture is the whole pass with every δ answered so far, wrong ones red."""
 
     def __init__(self, answers, *, loss="loss", labels=None, coords=None, misconceptions=(),
-                 rules=None, sizes=None, why=None, tol=1e-5):
+                 rules=None, sizes=None, why=None, tol=1e-5, progress_map=None):
         self.tensors, self.answers, self.loss = dict(answers), tuple(answers), loss
         self.labels = {a: (labels or {}).get(a, f"δ_{t}") for a, t in self.tensors.items()}
         self.coords, self.misconceptions, self.rules = coords or {}, misconceptions, rules
         self.sizes, self.why, self.tol = sizes, why, tol
+        self.progress_map = progress_map
+
+    def _map(self):
+        """{answer: (tensor name, label, exercise id)} of this part and of every part
+        sharing its progress map (this part's first)."""
+        found = {a: (t, self.labels[a], None) for a, t in self.tensors.items()}
+        if self.progress_map is None:
+            return found
+        for ident, ex in REGISTRY.items():
+            for part in ex.parts:
+                if isinstance(part, Grads) and part.progress_map == self.progress_map:
+                    for a, t in part.tensors.items():
+                        found.setdefault(a, (t, part.labels[a], ident))
+        return found
 
     def prepare(self, given):
-        tensors = {a: given[t] for a, t in self.tensors.items()}
-        names = {t: given[t] for t in self.tensors.values()}        # the picture's names
+        known = self._map()
+        tensors = {a: given[t] for a, (t, _, _) in known.items()}
+        names = {t: given[t] for t, _, _ in known.values()}          # the picture's names
         given.cache[id(self)] = prepare(given[self.loss], tensors, names)
 
     def judge(self, ident, values, given):
         if id(self) not in given.cache:
             self.prepare(given)
         mine = {a: values[a] for a in self.answers}
+        context = {}
+        if self.progress_map is not None:
+            answered = PROGRESS.setdefault(self.progress_map, {})
+            answered.update(mine)
+            context = {a: v for a, v in answered.items() if a not in mine and not is_blank(v)}
         if all(is_blank(v) for v in mine.values()):
             return CheckResult(False, NOT_ANSWERED, "not_answered", ident)
-        return judge_grads(mine, given.cache[id(self)], self.tol, exercise=ident,
-                           labels=self.labels, coords=self.coords,
-                           misconceptions=self.misconceptions, given=given, rules=self.rules,
-                           sizes=_value(self.sizes, given), why=self.why)
+        known = self._map()
+        prepared = given.cache[id(self)]
+        given.deltas = _deltas(known, prepared, {**context, **mine})
+        try:
+            return judge_grads(mine, prepared, self.tol, exercise=ident,
+                               labels={a: label for a, (_, label, _) in known.items()},
+                               coords=self.coords, misconceptions=self.misconceptions,
+                               given=given, rules=self.rules, sizes=_value(self.sizes, given),
+                               why=self.why, context=context,
+                               origin={a: ex for a, (_, _, ex) in known.items() if ex})
+        finally:
+            given.deltas = None
+
+
+def _deltas(known, prepared, answers):
+    """{tensor name: the student's δ where they gave one of the right shape, else the right
+    δ}: what ``Given.delta`` reads while a check runs."""
+    deltas = {}
+    for a, (t, _, _) in known.items():
+        right = prepared.right[a]
+        try:
+            mine = None if is_blank(answers.get(a)) else answer_array(answers[a])
+        except NotANumber:
+            mine = None
+        if mine is not None and mine.shape != right.shape and mine.size == right.size == 1:
+            mine = mine.reshape(right.shape)
+        deltas[t] = mine if mine is not None and mine.shape == right.shape else right
+    return deltas
 
 
 class Backward(Part):
     """An operation the student wrote (``check_backward``), checked at ``inputs`` (arrays, or
-    a function of the given objects returning them)."""
+    a function of the given objects returning them). With ``forward`` (a function of the
+    given objects returning a NumPy forward, e.g. the lesson's own), the answer is only the
+    backward that goes with it, ``backward(grad_out, *inputs)``."""
 
     def __init__(self, answer, inputs, *, expected_shapes=None, misconceptions=(), rule=None,
-                 why=None, tol=1e-5, gradgrad=True, attrs=None, coords=None):
+                 why=None, tol=1e-5, gradgrad=True, attrs=None, coords=None, forward=None):
         self.answers, self.inputs, self.expected_shapes = (answer,), inputs, expected_shapes
         self.misconceptions, self.rule, self.why, self.tol = misconceptions, rule, why, tol
         self.gradgrad, self.attrs, self.coords = gradgrad, attrs, coords
+        self.forward = forward
 
     def judge(self, ident, values, given):
         inputs = _value(self.inputs, given)
-        return judge_backward(values[self.answers[0]], *inputs,
+        answer = values[self.answers[0]]
+        if self.forward is not None and callable(answer):
+            answer = (self.forward(given), answer)
+        return judge_backward(answer, *inputs,
                               expected_shapes=self.expected_shapes, exercise=ident,
                               tol=self.tol, gradgrad=self.gradgrad, attrs=self.attrs,
                               why=self.why, misconceptions=self.misconceptions, given=given,

@@ -20,7 +20,7 @@ from dagrad.autograd import Tensor, enable_grad
 from dagrad.autograd.function import Function
 from dagrad.autograd.graph import post_order
 from dagrad.autograd.recording import noted, record
-from dagrad.nn.extras import missing_extra
+from dagrad.autograd.extras import missing_extra
 from dagrad.nn.formats.atomic import atomic_write
 
 from .graph import GraphBuilder

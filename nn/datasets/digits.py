@@ -1,7 +1,7 @@
 """The 8x8 handwritten digits (1797 images, 10 classes), from scikit-learn's bundled copy."""
 import numpy as np
 
-from ..extras import missing_extra
+from dagrad.autograd.extras import missing_extra
 
 
 def load_digits():

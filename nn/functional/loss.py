@@ -174,7 +174,9 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     wt = valid.astype(x.dtype) if w is None else w[t] * valid
     loss = -flat[np.arange(len(t)), t] * wt
     if reduction == "mean":
-        return loss.sum() / wt.sum()
+        total = wt.sum()
+        # every target ignored: the mean is 0 / 0, NaN, and its gradient 0, as in PyTorch
+        return loss.sum() / total if total else loss.sum() + np.nan
     if reduction == "sum":
         return loss.sum()
     loss = loss.reshape(shape)

@@ -78,3 +78,46 @@ def test_retained_graph_reports_a_change_made_between_two_backwards():
         y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified in place"):
         loss.backward()
+
+
+# A product, quotient or power by a constant saves only what its backward reads (PyTorch saves
+# the same), so changing its input in place afterwards is harmless to it; programs that change
+# what a backward does read raise in both libraries.
+CONSTANT_THEN_IN_PLACE = {
+    "times": "z = y * 2.0; y.mul_(2); loss = z.sum()",
+    "times_left": "z = 2.0 * y; y.add_(1); loss = z.sum()",
+    "times_tensor_constant": "z = y * lib.tensor(2.0); y.mul_(2); loss = z.sum()",
+    "over": "z = y / 4.0; y.mul_(2); loss = z.sum()",
+    "pow_then_mul_": "y.pow_(2); y.mul_(3); loss = y.sum()",
+    "pow_then_div_": "y.pow_(3.0); y.div_(2); loss = (y * y).sum()",
+    "over_then_in_place_twice": "y.div_(2.0); y.mul_(3); y.add_(1); loss = y.sum()",
+    # these read what was changed: both raise
+    "squared_base": "z = y ** 2.0; y.mul_(2); loss = z.sum()",
+    "constant_tensor_changed": "c = lib.tensor([2.0, 3.0, 4.0], dtype=lib.float64); z = y * c; "
+                               "c.mul_(2); loss = z.sum()",
+    "product_of_two": "z = y * y; y.mul_(2); loss = z.sum()",
+    "exponent_of_a_tensor": "z = 2.0 ** y; y.mul_(2); loss = z.sum()",
+}
+
+
+@pytest.mark.parametrize("program", CONSTANT_THEN_IN_PLACE.values(),
+                         ids=CONSTANT_THEN_IN_PLACE.keys())
+def test_constant_factors_divisors_and_exponents_then_in_place_as_in_pytorch(program):
+    from dagrad import torch as dt
+    from tests.helpers import torch_or_skip
+    results = []
+    for lib in (torch_or_skip(), dt):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        scope = {"lib": lib, "y": x * 1}
+        try:
+            exec(program, scope)
+            scope["loss"].backward()
+            results.append(x.grad.numpy().copy())
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e), e
+            results.append("raises")
+    theirs, ours = results
+    if isinstance(theirs, str) or isinstance(ours, str):
+        assert isinstance(theirs, str) and isinstance(ours, str), (theirs, ours)
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

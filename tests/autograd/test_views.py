@@ -266,7 +266,11 @@ def test_view_of_an_incompatible_layout_raises_pytorchs_error():
 # ---- the differential test: random chains on both libraries
 VIEWS = ["slice", "int", "t", "view", "unsqueeze", "narrow", "unbind", "reshape", "diagonal",
          "no_grad_slice"]
-CHANGES = ["mul_", "add_", "add_x", "neg_", "fill_diagonal_"]
+CHANGES = ["mul_", "add_", "add_x", "neg_", "fill_diagonal_", "div_", "pow_"]
+# new tensors computed from an earlier one with a constant: a product, a quotient and powers
+# save only what their backward reads, so a later in-place change of their input is harmless
+# to them, except to the power (whose backward reads its base), as in PyTorch
+DERIVED = ["times", "times_left", "over", "squared", "cubed_int"]
 
 
 def _view(lib, t, kind):
@@ -292,9 +296,25 @@ def _view(lib, t, kind):
     return t.reshape(-1)
 
 
+def _derived(t, kind):
+    if kind == "times":
+        return t * 2.5
+    if kind == "times_left":
+        return -0.5 * t
+    if kind == "over":
+        return t / 4.0
+    if kind == "squared":
+        return t ** 2.0
+    return t ** 3
+
+
 def _change(lib, t, kind, x):
     if kind == "mul_":
         return t.mul_(1.5)
+    if kind == "div_":
+        return t.div_(-2.0)
+    if kind == "pow_":
+        return t.pow_(2.0)
     if kind == "add_":
         return t.add_(0.25)
     if kind == "neg_":
@@ -314,6 +334,8 @@ def _run(lib, steps):
             target = tensors[which % len(tensors)]
             if what == "view":
                 tensors.append(_view(lib, target, kind))
+            elif what == "derive":
+                tensors.append(_derived(target, kind))
             else:
                 _change(lib, target, kind, x)
         total = sum(((t * t).sum() if t.ndim else t * t) for t in tensors)
@@ -323,16 +345,16 @@ def _run(lib, steps):
     return [t.detach().numpy().copy() for t in tensors], x.grad.numpy().copy()
 
 
-STEP = st.tuples(st.sampled_from(["view", "change"]),
-                 st.sampled_from(VIEWS + CHANGES), st.integers(0, 20))
+STEP = st.tuples(st.sampled_from(["view", "change", "derive"]),
+                 st.sampled_from(VIEWS + CHANGES + DERIVED), st.integers(0, 20))
+KINDS = {"view": VIEWS, "change": CHANGES, "derive": DERIVED}
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(STEP, min_size=1, max_size=7))
 def test_random_chains_of_views_and_in_place_changes_match_pytorch(steps):
     torch = torch_or_skip()
-    steps = [(what, kind if (kind in VIEWS) == (what == "view") else
-              (VIEWS if what == "view" else CHANGES)[len(kind) % 4], which)
+    steps = [(what, kind if kind in KINDS[what] else KINDS[what][len(kind) % 4], which)
              for what, kind, which in steps]
     theirs, ours = _run(torch, steps), _run(dt, steps)
     if isinstance(theirs, str) or isinstance(ours, str):

@@ -54,7 +54,7 @@ def test_a_known_factor_left_out_is_named():
             y, = ctx.saved
             return grad * y                 # forgot the (1 - y)
     r = check_backward(Sigmoid, X)
-    assert r.diagnosis == "missing_local_derivative" and "factor 1 - y " in r.message
+    assert r.diagnosis == "missing_local_derivative" and "factor (1 − out) " in r.message
 
 
 def test_the_local_derivative_alone_is_a_missing_upstream_gradient():
@@ -265,3 +265,20 @@ def test_the_cost_of_a_check_grows_linearly_with_the_input():
         return best
     small, large = seconds(5_000), seconds(50_000)
     assert large / small < 30, (small, large)
+
+
+def test_a_saved_output_gets_advice_about_saving_not_about_numpy():
+    """A right tanh written as PyTorch users write it, saving its output positionally: either
+    the save contract takes it (as PyTorch's save_for_backward(output) does), or the advice
+    names that save, not NumPy calls."""
+    class Tanh(ag.Function):
+        def forward(ctx, x):
+            y = np.tanh(x)
+            ctx.save(y)
+            return y
+
+        def backward(ctx, grad):
+            return grad * (1 - ctx.saved[0] ** 2)
+    r = check_backward(Tanh, X)
+    assert r.ok or (r.diagnosis == "gradgrad" and "ctx.save(output=y)" in r.message
+                    and "NumPy" not in r.message)

@@ -65,3 +65,31 @@ def foreign(payload):
     c.grad = 1 - d.data ** 2
     a.grad, b.grad = c.grad * b.data, c.grad * a.data
     return d
+
+
+def everything():
+    """One graph carrying every payload at once, for the browser: each payload names a
+    module, a Function (and its formula), an intermediate tensor and, on the first, the input.
+    (loss, names)."""
+    ag.manual_seed(0)
+    model = nn.Sequential()
+    for payload in PAYLOADS.values():
+        model.add_module(payload, nn.Linear(2, 2))
+    x = ag.tensor([[1.0, -2.0]], requires_grad=True)
+    x.name = PAYLOADS["html_label"]
+    names, h = {}, x
+    for layer, payload in zip(model.children(), PAYLOADS.values()):
+        h = function_named(payload, f"y = 3 x {payload};   dy/dx = 3 {payload}").apply(layer(h))
+        names[payload + " h"] = h
+    return (h * h).sum(), names
+
+
+def foreign_everything():
+    """A micrograd-style chain whose every operation ``_op`` and label is a payload, with the
+    gradients its backward would leave."""
+    chain = [Value(0.5, label=PAYLOADS["script"])]
+    for payload in PAYLOADS.values():         # each value is 0.9 times the one before
+        chain.append(Value(0.9 * chain[-1].data, (chain[-1],), payload, label=payload))
+    for k, value in enumerate(chain):
+        value.grad = 0.9 ** (len(chain) - 1 - k)
+    return chain[-1]

@@ -1,6 +1,8 @@
 """viz.draw: labels in the DOT source, rendering with Graphviz, module clusters and depth."""
+import importlib
 import os
 import re
+import tracemalloc
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -196,6 +198,34 @@ def test_too_many_nodes_suggests_depth():
         y = y * 1.0
     with pytest.raises(ValueError, match="outside any nn.Module"):
         viz.draw(y, max_nodes=20)
+
+
+def indexed_sum(n):
+    """x[0] + x[1] + ... + x[n-1]: each x[i] sends a gradient the size of x back (n of them)."""
+    x = ag.tensor(np.arange(float(n)), dtype="float64", requires_grad=True)
+    total = x[0]
+    for i in range(1, n):
+        total = total + x[i]
+    return total
+
+
+@pytest.mark.parametrize("picture", [viz.draw, viz.steps])
+def test_a_picture_too_large_is_refused_before_any_gradient_is_computed(picture, monkeypatch):
+    tracing = importlib.import_module("dagrad.viz.trace")
+    s = indexed_sum(3000)               # 9,001 boxes; its 6,000 edge δ's would take 144 MB
+    computed = []
+    edge_gradients = tracing.edge_gradients
+    monkeypatch.setattr(tracing, "edge_gradients",
+                        lambda *a, **k: computed.append(1) or edge_gradients(*a, **k))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="boxes, more than max_nodes"):
+            picture(s, grads=True) if picture is viz.draw else picture(s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not computed
+    assert peak < 30e6, f"{peak / 1e6:.0f} MB"
 
 
 def test_module_options():

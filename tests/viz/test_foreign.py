@@ -61,7 +61,9 @@ def test_every_edge_of_a_micrograd_graph_has_its_gradient():
     # the edge into tanh carries o.grad (1 - o²), the local rule for tanh
     into_tanh = [e for e in g.edges if g[e.dst].name == "tanh"][0]
     assert math.isclose(float(into_tanh.grad), 1 - o.data ** 2)
-    assert g[into_tanh.dst].formula == "y = tanh x; dy/dx = 1 - y²"
+    assert g[into_tanh.dst].formula == "y = tanh x"          # its derivative: Tanh's rule
+    from dagrad.viz.rules import named_rules
+    assert named_rules(g, g[into_tanh.dst]) == "δ_u = δ_out · (1 − out²)  (u: the output of +)"
 
 
 def test_reused_values_split_their_gradient_over_their_edges():

@@ -75,10 +75,18 @@ def assert_no_markup_from_text(svg):
     assert not [names for _, names in elements.tags if any(n.startswith("on") for n in names)]
 
 
-def draw_svg(payload):
+def draw_svg(payload, typed=True):
+    """The drawing of ``hostile.graph(payload)``: with ``typed``, clusters are titled
+    ``path: class`` (params= given), else by the module path alone."""
     loss, names, model = hostile.graph(payload)
-    dot = viz.draw(loss, grads=True, names=names, params=model)
+    dot = viz.draw(loss, grads=True, names=names, params=model if typed else None)
     return dot, render_svg(dot)
+
+
+def cluster_titles(svg):
+    return [html.unescape(t) for t in
+            re.findall(r'class="cluster">\s*<title>[^<]*</title>.*?<text\b[^>]*>(.*?)</text>',
+                       svg, re.S)]
 
 
 @pytest.mark.parametrize("key", PAYLOADS)
@@ -97,6 +105,10 @@ def test_draw_shows_hostile_names_as_text(key):
     tips = [t for t in seen if t.startswith(f"{text}: y = 3 x {text}")]
     assert tips, "the Function's tooltip shows its name and formula as written"
     assert any(t.startswith(f"Linear (module {text})") for t in seen)
+    dot, svg = draw_svg(payload, typed=False)
+    assert dot_objects(dot.source)[0] == dot_objects(draw_svg(PLAIN, typed=False)[0].source)[0]
+    assert_no_markup_from_text(svg)
+    assert cluster_titles(svg) == [text]                  # the module path, as written
 
 
 @pytest.mark.parametrize("key", PAYLOADS)

@@ -18,7 +18,7 @@ from datetime import datetime
 
 import numpy as np
 
-from dagrad.nn.extras import missing_extra
+from dagrad.autograd.extras import missing_extra
 
 from .._missing import forward_to, not_in_dagrad
 
