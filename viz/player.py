@@ -10,7 +10,8 @@ from .svgview import PICTURE_STYLE, new_uid, page, view_html
 _STYLE = """
 #{uid} {{ font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: #222; }}
 #{uid} .vz-controls {{ display: flex; align-items: center; gap: 6px; margin: 4px 0 8px; }}
-#{uid} .vz-controls button {{ font-size: 14px; padding: 2px 10px; cursor: pointer; }}
+#{uid} .vz-controls button {{ font-size: 14px; padding: 2px 10px; cursor: pointer;
+  white-space: nowrap; }}
 #{uid} .vz-controls input[type=range] {{ flex: 1; max-width: 480px; }}
 #{uid} .vz-count {{ color: #555; min-width: 5em; }}
 #{uid} .vz-title {{ font-weight: bold; }}
@@ -19,6 +20,12 @@ _STYLE = """
   white-space: pre-wrap; }}
 #{uid}.vz-forward .vz-title {{ color: #1a5fb4; }}
 #{uid}.vz-backward .vz-title {{ color: #b71c1c; }}
+/* a phone: the buttons keep one row, the slider goes across the row below */
+@media (max-width: 600px) {{
+  #{uid} .vz-controls {{ flex-wrap: wrap; }}
+  #{uid} .vz-controls input[type=range] {{ order: 1; min-width: 100%; max-width: none;
+    margin: 4px 0; }}
+}}
 """
 
 _SCRIPT = """
