@@ -107,6 +107,22 @@ def exercise_counts(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_carries_the_kernels_own_metadata(path):
+    """JupyterLab writes the running kernel's kernelspec and language_info into a notebook it
+    opens: a lesson committed with anything else ("Python 3" for "Python 3 (ipykernel)", no
+    language version) opens marked as modified before the student has done anything
+    (tests/viz/test_jupyterlab.py opens one). The python3 kernel's values, its Python's
+    version included."""
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+    assert metadata["kernelspec"] == {"display_name": spec.display_name,
+                                      "language": spec.language, "name": "python3"}
+    assert metadata["language_info"] == IPythonKernel.language_info
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_opens_with_its_lesson_and_has_checks(path):
     parts = cells(path)
     kind, first = parts[0]

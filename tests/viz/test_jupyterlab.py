@@ -301,7 +301,10 @@ def test_a_lesson_opens_unmodified(lab):
         pytest.skip(f"the lessons record Python {committed['version']} and this is "
                     f"{platform.python_version()}: JupyterLab rewrites the version")
     with lab_page(lab.open(LESSON.name), "lesson_failure") as (page, errors):
-        page.wait_for_selector(".jp-Toolbar-kernelName", state="visible")
+        # While it loads, before its kernel joins ("No Kernel"), JupyterLab marks every
+        # notebook modified for a moment; once the kernel has joined it writes the kernel's
+        # info into the notebook, and a lesson committed with other info stays modified.
+        page.wait_for_selector(".jp-Toolbar-kernelName[aria-label='Python 3 (ipykernel)']")
         page.wait_for_timeout(3000)          # the kernel's info has arrived and been written
         tab = page.locator(".lm-TabBar-tab", has_text=LESSON.name)
         assert tab.count() == 1
