@@ -112,6 +112,7 @@ _SCRIPT = """
     }});
     lines.forEach(function (el, k) {{ el.style.minHeight = tallest[k] + "px"; }});
     show(current);
+    root.vzFitBox();
   }}
   show(0);
   reserve();

@@ -244,6 +244,7 @@ SCRIPT = """
     }});
     panel.style.minHeight = tallest + "px";
     refresh();
+    root.vzFitBox();
   }}
   items.forEach(function (item, k) {{
     item.querySelector(".vz-q-check").onclick = function () {{ answer(k, false); }};
