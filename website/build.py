@@ -21,6 +21,7 @@ text (website/plain_math.py), so a search result never shows raw TeX.
 """
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
@@ -52,8 +53,25 @@ def lessons():
 
 
 def source_digest(path):
-    """sha256 of a lesson file as committed (what an executed copy must have been made from)."""
-    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+    """sha256 of a lesson file as committed and of the library that runs it: what an executed
+    copy must have been made from (its pictures and players are the library's HTML, so a copy
+    made before a change to viz/ shows the old player)."""
+    return hashlib.sha256(pathlib.Path(path).read_bytes() + library_digest()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def library_digest():
+    """sha256 (bytes) of every Python file of the dagrad package: the folders pyproject.toml
+    maps into it, each file by its path and its bytes."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders = sorted(set(config["tool"]["setuptools"]["package-dir"].values()))
+    digest = hashlib.sha256()
+    for folder in folders:
+        for source in sorted((ROOT / folder).rglob("*.py")):
+            digest.update(source.relative_to(ROOT).as_posix().encode() + b"\0")
+            digest.update(source.read_bytes())
+    return digest.digest()
 
 
 # The kernel's own log shows errors only: at every start it warns that it "is running over TCP

@@ -20,12 +20,17 @@ def _require(module, what):
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """The built site's folder (built once per session, from the lessons the notebook tests
-    executed when they match the lessons as they are)."""
+    executed when they match the lessons and the library as they are; the lessons it executes
+    itself are kept for the next session)."""
     for module in ("mkdocs", "mkdocs_jupyter", "mathjax"):        # the site extra
         _require(module, module)
-    out = tmp_path_factory.mktemp("site")
-    site_build.build(out, reuse_dir=site_build.EXECUTED, jobs=1,
-                     staging=tmp_path_factory.mktemp("site-src"))
+    import nbformat
+    out, staging = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("site-src")
+    ran, _ = site_build.build(out, reuse_dir=site_build.EXECUTED, jobs=1, staging=staging)
+    for lesson in site_build.lessons():        # kept for the next session, as the notebook
+        if ran[lesson.stem] == "executed":     # tests keep the lessons they execute
+            executed = staging / "pages" / "lessons" / lesson.name
+            site_build.keep_executed(nbformat.read(executed, as_version=4), lesson)
     return out
 
 
