@@ -17,6 +17,7 @@ from .browsing import HEIGHT, PHONE, SHOTS, open_page, watched_page
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 MIN_PHONE_LABEL_PX = 8
+SEARCH_TIMEOUT = 180_000       # ms for the search's first results
 
 # JavaScript over a page.
 BUTTONS = """() => Array.from(document.querySelectorAll(".vz-viewer button")).map(b => {
@@ -61,6 +62,9 @@ ZOOM_ROW_PER_FRAME = """() => Array.from(document.querySelectorAll(".vz-player")
     slider.value = 0; slider.dispatchEvent(new Event("input"));
     return tops;
   })"""
+# The lesson's width against its page's column: the link above it takes none of it.
+LESSON_WIDTH = """() => document.querySelector(".jp-Notebook").getBoundingClientRect().width
+    / document.querySelector("article.md-content__inner").getBoundingClientRect().width"""
 SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
 
@@ -86,7 +90,7 @@ def test_every_control_of_a_picture_looks_like_a_button(site, served):
 
 def test_every_lesson_page_offers_its_notebook(site, served, tmp_path):
     """A visible link in the first screen of each lesson page downloads the lesson as a
-    notebook: the same cells, the same kernel."""
+    notebook: the same cells, the same kernel; the lesson under it keeps the page's width."""
     with watched_page(served) as (page, problems):
         for lesson in site_build.lessons():
             open_page(page, f"{served}lessons/{lesson.stem}.html")
@@ -95,6 +99,7 @@ def test_every_lesson_page_offers_its_notebook(site, served, tmp_path):
             box = link.bounding_box()
             assert box["y"] + box["height"] <= HEIGHT, (lesson.stem, "below the first screen")
             assert f"{lesson.name}" in link.inner_text()
+            assert page.evaluate(LESSON_WIDTH) > 0.95, (lesson.stem, "the lesson is narrowed")
             with page.expect_download() as download:
                 link.click()
             saved = tmp_path / lesson.name
@@ -188,7 +193,9 @@ def test_search_shows_formulas_as_text(site, served):
         page.locator("label.md-search__icon, .md-search__input").first.click()
         page.locator("input.md-search__input").fill("forget gate")
         results = page.locator(".md-search-result__item")
-        results.first.wait_for()
+        # the theme's search builds its index of every lesson's text in the browser first:
+        # seconds on an idle machine, more than the default 30 s on a busy one
+        results.first.wait_for(timeout=SEARCH_TIMEOUT)
         text = page.locator(".md-search-result").inner_text()
         page.screenshot(path=str(SHOTS / "search_forget_gate.png"))
         assert "forget" in text.lower()
