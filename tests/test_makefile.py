@@ -42,9 +42,17 @@ def test_make_site_builds_into_build_site():
     assert "-m website.build --out build/site" in recipe("site")
 
 
-def test_make_quick_leaves_out_the_lessons_the_site_and_the_browser():
+def test_make_quick_runs_the_core_tests_without_the_lessons_the_site_and_the_browser():
+    """make quick: the engine's, modules', optimizers', formats' and errors' tests, without the
+    lessons, the site, the browser, the program runs and the convolution and pooling sweeps."""
     command = recipe("quick")
-    assert "-m pytest -n 2 -q -m not lesson and not site and not browser tests" in command
+    assert "-m pytest -n 2 -q -m not lesson and not site and not browser tests/autograd " \
+           "tests/nn tests/optim tests/interchange " in command
+    for left_out in ("tests/facade", "tests/exercises", "tests/viz", "tests/site",
+                     "tests/test_notebooks.py", "tests/test_readme.py"):
+        assert left_out not in command, left_out
+    assert "--ignore=tests/autograd/test_conv_ops.py --ignore=tests/autograd/test_pool_ops.py" \
+        in command
 
 
 def test_no_recipe_echoes_an_error_line():
