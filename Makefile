@@ -34,7 +34,7 @@ LAB_NEWS := @jupyterlab/apputils-extension:announcements
 # Printed (inside double quotes in the shell) when `dot` is missing and cannot be installed.
 DOT_MISSING := Graphviz's \`dot\` program is missing: install it with \`sudo apt-get install graphviz\` (Debian/Ubuntu), \`brew install graphviz\` (macOS) or \`conda install graphviz\`; DOT text output works without it
 
-.PHONY: help demo test quick notebooks site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
+.PHONY: help demo test quick notebooks course site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
 
 # ---------------------------------------------------------------- help
 
@@ -60,10 +60,16 @@ $(VENV)/.installed-site: pyproject.toml | $(PY)
 	@$(PIP) install -q -e '.[notebooks,site]'
 	@touch $@
 
+$(VENV)/.installed-course: pyproject.toml | $(PY)
+	@echo "Installing dagrad with the notebooks and course extras into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[notebooks,course]'
+	@touch $@
+
 # Parity tests need PyTorch; without it they are skipped locally, but CI must run them.
+# The course extra too: tests/exercises/test_course.py grades the lessons through nbgrader.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	@echo "Installing dagrad with the test and site extras into $(VENV) (pip) ..."
-	@$(PIP) install -q -e '.[test,site]'
+	@echo "Installing dagrad with the test, site and course extras into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[test,site,course]'
 	@echo "Installing $(TORCH_REQ), the reference of the parity tests (a large download the first time) ..."
 	@$(PIP) install -q $(TORCH_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(TORCH_REQ) for the parity tests" >&2; exit 1; fi; \
@@ -147,6 +153,12 @@ quick: ensure-dot $(VENV)/.installed-test   ## the engine's, modules', optimizer
 notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
 	@$(PY) -m jupyter labextension disable --level=sys_prefix $(LAB_NEWS) >/dev/null 2>&1
 	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
+
+# The lessons as an nbgrader course in $(COURSE)/ (docs/teaching.md): `make course LESSONS="01 02"`.
+COURSE ?= course
+LESSONS ?=
+course: $(VENV)/.installed-course   ## write the lessons as nbgrader assignments in course/source/ (docs/teaching.md)
+	$(PY) -m dagrad.exercises.course --course $(COURSE) $(LESSONS)
 
 site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (4.5 CPU-minutes; 13 min on a busy machine)
 	$(PY) -m website.build --out build/site

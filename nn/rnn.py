@@ -4,9 +4,9 @@ so a PyTorch ``state_dict`` converted to NumPy loads directly.
 
 For each layer and direction the input projections of all time steps are one matrix product;
 then the recurrence over all steps is one operation (forward and backpropagation through time
-each one loop; see ``nn.rnn_cells``). Under ``viz.record()`` (and for an LSTM with peepholes)
-the steps run as separate operations instead, each with one fused product h Wₕₕᵀ for all
-gates, and backpropagation through time is the engine walking the unrolled graph.
+each one loop; see ``nn.rnn_cells``). Under ``viz.record()`` the steps run as recorded
+operations instead, each with one product h Wₕₕᵀ for all gates, and backpropagation through
+time is the engine walking the unrolled graph.
 """
 from dagrad import autograd as ag
 
@@ -117,7 +117,7 @@ class RNNBase(Module):
         r = self.recurrence
         directions = 2 if self.bidirectional else 1
         shape = (directions * self.num_layers, x.shape[1 - time_axis], self.hidden_size)
-        given = (hx if hx is not None else (None, None)) if r.lstm else (hx,)
+        given = (hx if hx is not None else (None, None)) if r.parts == 2 else (hx,)
         owner = f"{name} (batch_first={self.batch_first})"
         states = [initial_state(s, shape, x, owner, what, unbatched=not batched)
                   for s, what in zip(given, ("h_0", "c_0"))]
@@ -126,21 +126,18 @@ class RNNBase(Module):
             outputs = []
             for d in range(directions):
                 k = layer * directions + d
-                state = tuple(s[k] for s in states) if r.lstm else states[0][k]
+                state = tuple(s[k] for s in states)
                 out, state = self._run_direction(x, state, self._suffix(layer, d), d, time_axis)
                 outputs.append(out)
                 finals.append(state)
             x = outputs[0] if directions == 1 else ag.cat(outputs, dim=-1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        if r.lstm:
-            h_n = ag.stack([s[0] for s in finals]), ag.stack([s[1] for s in finals])
-        else:
-            h_n = ag.stack(finals)
+        h_n = tuple(ag.stack([s[part] for s in finals]) for part in range(r.parts))
         if not batched:
             x = x.squeeze(1)
-            h_n = tuple(s.squeeze(1) for s in h_n) if r.lstm else h_n.squeeze(1)
-        return x, h_n
+            h_n = tuple(s.squeeze(1) for s in h_n)
+        return x, (h_n if r.parts == 2 else h_n[0])
 
     def _run_direction(self, x, state, suffix, reverse, time_axis):
         """One layer in one direction over the whole sequence: (outputs stacked in time order,
@@ -149,10 +146,9 @@ class RNNBase(Module):
         p = self._parameters
         b_ih, b_hh = p.get("bias_ih" + suffix), p.get("bias_hh" + suffix)
         xs = input_projection(x, p["weight_ih" + suffix], b_ih, b_hh, r)
-        steps = x.shape[time_axis]
-        weights = r.weights(p["weight_hh" + suffix], b_hh, p.get("weight_ch" + suffix),
-                            steps > 1)
-        return run_layer(r, xs, state, weights, reverse, time_axis)
+        weights, transposed = r.weights(p["weight_hh" + suffix], b_hh,
+                                        p.get("weight_ch" + suffix), x.shape[time_axis] > 1)
+        return run_layer(r, xs, state, weights, transposed, reverse, time_axis)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"

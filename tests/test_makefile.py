@@ -16,7 +16,8 @@ def recipe(target, *overrides, dry=False):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     result = subprocess.run(["make", "-n" if dry else "-s", "-o", ".venv/.installed-demo", "-o",
-                             ".venv/.installed-site", "-o", ".venv/.installed-test", target,
+                             ".venv/.installed-site", "-o", ".venv/.installed-test", "-o",
+                             ".venv/.installed-course", target,
                              "PY=echo", *overrides],
                             cwd=ROOT, capture_output=True, text=True, check=True, timeout=60)
     return result.stdout
@@ -36,6 +37,18 @@ def test_make_notebooks_turns_jupyterlabs_news_off_in_the_venv():
     command = recipe("notebooks", dry=True)
     assert ("-m jupyter labextension disable --level=sys_prefix "
             "@jupyterlab/apputils-extension:announcements") in command
+
+
+def test_make_course_writes_the_lessons_as_nbgrader_assignments():
+    assert "-m dagrad.exercises.course --course course 01 02" in recipe("course",
+                                                                        "LESSONS=01 02")
+    assert "-m dagrad.exercises.course --course fall" in recipe("course", "COURSE=fall")
+
+
+def test_the_test_environment_has_the_course_extra():
+    """CI grades the lessons through nbgrader (tests/exercises/test_course.py)."""
+    text = (ROOT / "Makefile").read_text()
+    assert "install -q -e '.[test,site,course]'" in text
 
 
 def test_make_site_builds_into_build_site():

@@ -137,7 +137,7 @@ def test_notebook_opens_with_its_lesson_and_has_checks(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_exercises_follow_the_protocol(path):
-    """Exercises are numbered 1, 2, ... in the lesson's text; exercise k is either checked (a
+    """Exercises are numbered 1, 2, ... in the order the lesson's text asks them; exercise k is either checked (a
     markdown cell with "Exercise k", the answer cell tagged `exercise:NN.k`, then a check cell
     tagged `check:NN.k` that calls check("NN.k", ...) or passes exercise="NN.k") or open-ended
     (its markdown says
@@ -172,7 +172,8 @@ def test_notebook_exercises_follow_the_protocol(path):
             assert match and MODEL_ANSWER in text and "</details>" in text, \
                 f"an open-ended exercise names its number and has a model answer:\n{text[:200]}"
             numbers.append(int(match.group(1)))
-    assert sorted(numbers) == list(range(1, len(numbers) + 1)), f"exercise numbers {numbers}"
+    assert numbers == list(range(1, len(numbers) + 1)), \
+        f"exercises are numbered 1, 2, ... in the order they appear: {numbers}"
     assert len(numbers) >= 3, "a few exercises"
 
 

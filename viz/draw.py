@@ -156,13 +156,16 @@ def render(graph, options, timeline=None, emphasis=None):
     fan_in = {}
     for s, d, *_ in edges:
         fan_in[d] = fan_in.get(d, 0) + 1
+    boxes = {item.key: item for item in layout.items}
     for k, (src, dst, g, group) in enumerate(edges):
         attrs, rows = _edge_attrs(graph, g, group, scale, options, timeline)
         tip = attrs.pop("vz_tip", None)
         if emphasis is not None:
             attrs, rows = _emphasised(attrs, rows, emphasis.edge(group))
         attrs["id"] = f"vz_e{k}"
-        if fan_in[dst] > 1 and "label" in attrs:
+        if "label" in attrs and _enters_a_cluster_from_a_leaf(boxes[src], boxes[dst]):
+            attrs["xlabel"] = attrs.pop("label")
+        elif fan_in[dst] > 1 and "label" in attrs:
             attrs["decorate"] = "true"        # a line ties each label to its own edge
         if timeline is not None:
             sent = max((timeline.sent_at.get(i, 0) for i in group), default=0)
@@ -177,6 +180,18 @@ def render(graph, options, timeline=None, emphasis=None):
         if legend:
             dot.attr(label=legend)
     return dot
+
+
+def _enters_a_cluster_from_a_leaf(src, dst):
+    """Does this edge run from a leaf outside the destination's cluster into it (a weight
+    shared by the columns of ``viz.time_step``, or by several modules)? Such an edge often
+    crosses the cluster's own edges on its way in, and a label that takes a place in the
+    layout (Graphviz puts it on a node of its own in the gap between ranks) can land beside
+    one of those instead of its own edge. Its label is then an ``xlabel``, placed beside the
+    edge once the edge is routed (tests/viz/edge_geometry.py), and not decorated: the line
+    that ties a label to its edge would cross the label here."""
+    leaf = src.node is not None and src.node.kind in ("param", "input", "const")
+    return leaf and dst.cluster is not None and src.cluster != dst.cluster
 
 
 class Emphasis:

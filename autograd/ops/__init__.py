@@ -18,7 +18,6 @@
   ``nn.functional.conv``)
 - ``nn_ops``: fused layers (normalisation, log-softmax cross-entropy, ...)
 - ``attention_ops``: the fused attention probabilities softmax(s·QKᵀ + M)
-- ``rnn_ops``: the fused recurrent steps (recurrent product, LSTM and GRU gates)
-- ``rnn_sequence``: a whole vanilla RNN layer over a sequence as one operation, and what the
-  sequence operations of ``lstm_sequence``, ``gru_sequence`` and ``mgu_sequence`` share
+- ``recurrent/``: the recurrent cells (RNN, LSTM, GRU, MGU), each written once in its own
+  file, and the one operation that runs a cell over a whole sequence (``Sequence``)
 """

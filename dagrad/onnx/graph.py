@@ -139,7 +139,3 @@ class GraphBuilder:
 
     def unsqueeze(self, x, axes):
         return self.op("Unsqueeze", [x, self.ints(axes)])
-
-    def block(self, x, k, size):
-        """Block ``k`` (of width ``size``) of the last axis of ``x``: a gate of an RNN step."""
-        return self.slice(x, [-1], [k * size], [(k + 1) * size])

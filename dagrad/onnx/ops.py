@@ -7,16 +7,16 @@ names an input (a traced tensor, a parameter, or a new initializer for a constan
 
 Fused operations become their ONNX operator where one exists (Linear -> Gemm, Normalize over
 the trailing axes -> LayerNormalization, Conv2d -> Conv, MaxPool2d -> MaxPool) and a short
-composition otherwise (attention probabilities: MatMul, Mul, Add, Softmax; the LSTM and GRU
-steps: Slice, Sigmoid, Tanh, Mul, Add; GELU: Erf). Recurrent networks export unrolled, one
-step per time step, exactly as dagrad ran them.
+composition otherwise (attention probabilities: MatMul, Mul, Add, Softmax; GELU: Erf).
+Recurrent networks export unrolled, one step per time step, as dagrad runs them under
+``record()``: each step's product h Wᵀ (MatMul, Add) and its gates' elementary operations.
 """
 import math
 
 import numpy as np
 
 from dagrad.autograd.ops import (activation, arithmetic, attention_ops, cast, conv, elementary,
-                                 indexing, linalg, nn_ops, piecewise, pool, reduction, rnn_ops)
+                                 indexing, linalg, nn_ops, piecewise, pool, recurrent, reduction)
 from dagrad.autograd.ops import shape as shape_ops   # "shape" names the local shapes below
 
 INT64_MIN = -2 ** 63
@@ -123,45 +123,6 @@ def _recurrent_gates(b, node):
     x, h, weight = _args(b, node)[:3]
     out = b.op("MatMul", [h, b.op("Transpose", [weight], perm=[1, 0])])
     return out if x is None else b.op("Add", [out, x])
-
-
-def _sigmoid_of(b, pre, peephole=None, c=None):
-    if peephole is not None:
-        pre = b.op("Add", [pre, b.op("Mul", [peephole, c])])
-    return b.op("Sigmoid", [pre])
-
-
-def _lstm_state(b, node):
-    """c = σ(ã_f + p_f c₀) ⊙ c₀ + σ(ãᵢ + pᵢ c₀) ⊙ tanh(ã_g)."""
-    gates, c_prev, peephole = (_args(b, node) + [None])[:3]
-    size = _shape(node.inputs[0])[-1] // 4
-    pi = pf = None
-    if peephole is not None:
-        pi, pf = b.block(peephole, 0, size), b.block(peephole, 1, size)
-    i = _sigmoid_of(b, b.block(gates, 0, size), pi, c_prev)
-    f = _sigmoid_of(b, b.block(gates, 1, size), pf, c_prev)
-    g = b.op("Tanh", [b.block(gates, 2, size)])
-    return b.op("Add", [b.op("Mul", [f, c_prev]), b.op("Mul", [i, g])])
-
-
-def _lstm_output(b, node):
-    """h = σ(ã_o + p_o c) ⊙ tanh(c)."""
-    gates, c, peephole = (_args(b, node) + [None])[:3]
-    size = _shape(node.inputs[0])[-1] // 4
-    po = None if peephole is None else b.block(peephole, 2, size)
-    o = _sigmoid_of(b, b.block(gates, 3, size), po, c)
-    return b.op("Mul", [o, b.op("Tanh", [c])])
-
-
-def _gru_cell(b, node):
-    """r = σ(x_r + h_r), z = σ(x_z + h_z), n = tanh(x_n + r ⊙ h_n), h = n + z ⊙ (h₀ - n)."""
-    xg, hg, h_prev = _args(b, node)
-    size = _shape(node.inputs[0])[-1] // 3
-    r, z = (b.op("Sigmoid", [b.op("Add", [b.block(xg, k, size), b.block(hg, k, size)])])
-            for k in (0, 1))
-    n = b.op("Tanh", [b.op("Add", [b.block(xg, 2, size),
-                                   b.op("Mul", [r, b.block(hg, 2, size)])])])
-    return b.op("Add", [n, b.op("Mul", [z, b.op("Sub", [h_prev, n])])])
 
 
 # -------------------------------------------------------------------- normalization
@@ -389,9 +350,8 @@ EMITTERS = {
     activation.Gelu: _gelu, piecewise.Where: _where, piecewise.Clamp: _clamp,
     piecewise.ClampTensor: _clamp_tensor, cast.Cast: _cast,
     linalg.MatMul: _elementwise("MatMul"), linalg.Linear: _linear,
-    attention_ops.AttentionProbs: _attention_probs, rnn_ops.RecurrentGates: _recurrent_gates,
-    rnn_ops.LSTMCellState: _lstm_state, rnn_ops.LSTMCellOutput: _lstm_output,
-    rnn_ops.GRUCell: _gru_cell, nn_ops.Normalize: _normalize,
+    attention_ops.AttentionProbs: _attention_probs,
+    recurrent.RecurrentGates: _recurrent_gates, nn_ops.Normalize: _normalize,
     reduction.Sum: _reduction("ReduceSum"), reduction.Mean: _reduction("ReduceMean"),
     reduction.Amax: _amax, reduction.Prod: _reduction("ReduceProd"),
     reduction.LogSumExp: _reduction("ReduceLogSumExp"), reduction.Softmax: _softmax("Softmax"),

@@ -292,51 +292,38 @@ OPS += [
     OpCase("attention_probs_mask", lambda m, q, k, mask: _attention_probs(q, k, mask, 0.7),
            [((2, 3, 4), (2, 5, 4), (3, 5)), ((2, 3, 4), (5, 4), (2, 1, 5))],
            torch_fn=lambda t, q, k, mask: t.softmax(q @ k.mT * 0.7 + mask, dim=-1)),
-    # ---- recurrent cells: gate nonlinearities and state update of one step, fused
-    OpCase("lstm_cell_state", lambda m, a, c: _rnn_op("lstm_cell_state", a, c),
-           [((3, 8), (3, 2)), ((8,), (2,))], torch_fn=lambda t, a, c: _lstm_torch(t, a, c)[0]),
-    OpCase("lstm_cell_state_peephole", lambda m, a, c, p: _rnn_op("lstm_cell_state", a, c, p),
-           [((3, 8), (3, 2), (6,))],
-           torch_fn=lambda t, a, c, p: _lstm_torch(t, a, c, p)[0]),
-    OpCase("lstm_cell_output", lambda m, a, c: _rnn_op("lstm_cell_output", a, c),
-           [((3, 8), (3, 2))], torch_fn=lambda t, a, c: _lstm_torch(t, a, None, out_c=c)[1]),
-    OpCase("lstm_cell_output_peephole",
-           lambda m, a, c, p: _rnn_op("lstm_cell_output", a, c, p), [((3, 8), (3, 2), (6,))],
-           torch_fn=lambda t, a, c, p: _lstm_torch(t, a, None, p, out_c=c)[1]),
-    OpCase("recurrent_gates", lambda m, x, h, w: _rnn_op("recurrent_gates", x, h, w),
+    # ---- the recurrent product of one step, as the steps drawn one by one use it
+    OpCase("recurrent_gates", lambda m, x, h, w: _recurrent_gates(x, h, w),
            [((3, 8), (3, 2), (8, 2)), ((8,), (3, 2), (8, 2)), ((8,), (2,), (8, 2))],
            torch_fn=lambda t, x, h, w: x + h @ w.T),
-    OpCase("recurrent_gates_no_input", lambda m, h, w: _rnn_op("recurrent_gates", None, h, w),
+    OpCase("recurrent_gates_no_input", lambda m, h, w: _recurrent_gates(None, h, w),
            [((3, 2), (8, 2))], torch_fn=lambda t, h, w: h @ w.T),
-    OpCase("gru_cell", lambda m, x, h, h0: _rnn_op("gru_cell", x, h, h0),
-           [((3, 6), (3, 6), (3, 2)), ((6,), (6,), (2,))],
-           torch_fn=lambda t, x, h, h0: _gru_torch(t, x, h, h0)),
     # ---- a whole LSTM layer over a sequence as one operation: h_1 … h_T, then c_T
-    OpCase("lstm_sequence", lambda m, xs, h0, c0, w: _lstm_sequence(xs, h0, c0, w),
+    OpCase("lstm_sequence", lambda m, xs, h0, c0, w: _recurrent("lstm", xs, h0, c0, w),
            [((3, 2, 8), (2, 2), (2, 2), (8, 2)), ((1, 1, 8), (1, 2), (1, 2), (8, 2))],
            torch_fn=lambda t, xs, h0, c0, w: _lstm_sequence_torch(t, xs, h0, c0, w)),
-    OpCase("gru_sequence", lambda m, xg, h0, w, b: _gru_sequence(xg, h0, w, b),
+    OpCase("lstm_sequence_peephole",
+           lambda m, xs, h0, c0, w, p: _recurrent("lstm", xs, h0, c0, w, p),
+           [((3, 2, 8), (2, 2), (2, 2), (8, 2), (6,)), ((1, 1, 8), (1, 2), (1, 2), (8, 2), (6,))],
+           torch_fn=lambda t, xs, h0, c0, w, p: _lstm_sequence_torch(t, xs, h0, c0, w, p)),
+    OpCase("gru_sequence", lambda m, xg, h0, w, b: _recurrent("gru", xg, h0, w, b),
            [((3, 2, 6), (2, 2), (6, 2), (6,)), ((1, 1, 6), (1, 2), (6, 2), (6,))],
            torch_fn=lambda t, xg, h0, w, b: _gru_sequence_torch(t, xg, h0, w, b)),
-    OpCase("gru_sequence_no_bias", lambda m, xg, h0, w: _gru_sequence(xg, h0, w, None),
+    OpCase("gru_sequence_no_bias", lambda m, xg, h0, w: _recurrent("gru", xg, h0, w, None),
            [((2, 2, 6), (2, 2), (6, 2))],
            torch_fn=lambda t, xg, h0, w: _gru_sequence_torch(t, xg, h0, w, 0)),
     # ---- a whole vanilla RNN or MGU layer over a sequence as one operation: h_1 … h_T
-    OpCase("rnn_sequence", lambda m, xs, h0, w: _rnn_sequence(xs, h0, w, "tanh"),
+    OpCase("rnn_sequence", lambda m, xs, h0, w: _recurrent("rnn", xs, h0, w),
            [((3, 2, 3), (2, 3), (3, 3)), ((1, 1, 2), (1, 2), (2, 2))],
            torch_fn=lambda t, xs, h0, w: _rnn_sequence_torch(t, xs, h0, w, t.tanh)),
-    OpCase("rnn_sequence_relu", lambda m, xs, h0, w: _rnn_sequence(xs, h0, w, "relu"),
+    OpCase("rnn_sequence_relu",
+           lambda m, xs, h0, w: _recurrent("rnn", xs, h0, w, nonlinearity="relu"),
            [((3, 2, 3), (2, 3), (3, 3)), ((2, 1, 2), (1, 2), (2, 2))],
            torch_fn=lambda t, xs, h0, w: _rnn_sequence_torch(t, xs, h0, w, t.relu)),
-    OpCase("mgu_sequence", lambda m, xs, h0, wf, wn: _mgu_sequence(xs, h0, wf, wn),
+    OpCase("mgu_sequence", lambda m, xs, h0, wf, wn: _recurrent("mgu", xs, h0, wf, wn),
            [((3, 2, 4), (2, 2), (2, 2), (2, 2)), ((1, 1, 6), (1, 3), (3, 3), (3, 3))],
            torch_fn=lambda t, xs, h0, wf, wn: _mgu_sequence_torch(t, xs, h0, wf, wn)),
 ]
-
-
-def _rnn_sequence(xs, h0, w, nonlinearity):
-    from dagrad.autograd.ops.rnn_sequence import rnn_sequence
-    return rnn_sequence(xs, h0, w, nonlinearity=nonlinearity)
 
 
 def _rnn_sequence_torch(t, xs, h0, w, phi):
@@ -346,11 +333,6 @@ def _rnn_sequence_torch(t, xs, h0, w, phi):
         h = phi(x + h @ w.T)
         hs.append(h)
     return t.stack(hs)
-
-
-def _mgu_sequence(xs, h0, w_hf, w_hn):
-    from dagrad.autograd.ops.mgu_sequence import mgu_sequence
-    return mgu_sequence(xs, h0, w_hf, w_hn)
 
 
 def _mgu_sequence_torch(t, xs, h0, w_hf, w_hn):
@@ -365,11 +347,6 @@ def _mgu_sequence_torch(t, xs, h0, w_hf, w_hn):
     return t.stack(hs)
 
 
-def _gru_sequence(xg, h0, w, b):
-    from dagrad.autograd.ops.gru_sequence import gru_sequence
-    return gru_sequence(xg, h0, w, b)
-
-
 def _gru_sequence_torch(t, xg, h0, w, b):
     """The GRU layer composed in torch, step by step: h_1 … h_T."""
     h, hs = h0, []
@@ -379,24 +356,25 @@ def _gru_sequence_torch(t, xg, h0, w, b):
     return t.stack(hs)
 
 
-def _lstm_sequence(xs, h0, c0, w):
-    from dagrad.autograd.ops.lstm_sequence import lstm_sequence
-    return lstm_sequence(xs, h0, c0, w)
-
-
-def _lstm_sequence_torch(t, xs, h0, c0, w):
+def _lstm_sequence_torch(t, xs, h0, c0, w, p=None):
     """The LSTM layer composed in torch, step by step, packed as (T+1, N, H) like dagrad's."""
     h, c, hs = h0, c0, []
     for x in xs:
-        c = _lstm_torch(t, x + h @ w.T, c)[0]
-        h = _lstm_torch(t, x + h @ w.T, None, out_c=c)[1]
+        c = _lstm_torch(t, x + h @ w.T, c, p)[0]
+        h = _lstm_torch(t, x + h @ w.T, None, p, out_c=c)[1]
         hs.append(h)
     return t.stack(hs + [c])
 
 
-def _rnn_op(name, *args):
-    from dagrad.autograd.ops import rnn_ops
-    return getattr(rnn_ops, name)(*args)
+def _recurrent(cell, *args, **options):
+    """The sequence operation of ``cell`` ("lstm", "gru", "rnn", "mgu") on ``args``."""
+    from dagrad.autograd.ops import recurrent
+    return getattr(recurrent, cell + "_sequence")(*args, **options)
+
+
+def _recurrent_gates(x, h, w):
+    from dagrad.autograd.ops.recurrent import recurrent_gates
+    return recurrent_gates(x, h, w)
 
 
 def _lstm_torch(t, a, c_prev, p=None, out_c=None):

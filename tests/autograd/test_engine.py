@@ -364,7 +364,7 @@ def test_observer_and_leaf_see_slice_gradients_as_full_arrays():
 
 
 def test_weight_reused_by_many_products_gets_the_summed_gradient():
-    from dagrad.autograd.ops.rnn_ops import recurrent_gates
+    from dagrad.autograd.ops.recurrent import recurrent_gates
     rng = np.random.default_rng(1)
     w0, h0 = rng.standard_normal((6, 3)), rng.standard_normal((2, 3))
 

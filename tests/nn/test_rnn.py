@@ -1,7 +1,8 @@
 """Recurrent cells and layers: float64 gradcheck of every cell (peephole LSTM and MGU included),
 PyTorch parity of RNN/GRU/LSTM layers (outputs, final states, gradients of the input, the
-initial states and every parameter), parameter layout, the graph of a layer (one input product
-per sequence, one gate product per step), shapes and errors."""
+initial states and every parameter), parameter layout, the graph of a layer (one operation per
+layer and direction; under viz.record() one input product per sequence and one gate product per
+step), shapes and errors."""
 import collections
 import contextlib
 import itertools
@@ -12,7 +13,6 @@ import pytest
 from dagrad import autograd as ag
 from dagrad import nn
 from dagrad.autograd.function import Function
-from dagrad.autograd.ops import rnn_ops
 from tests.helpers import module_parity, torch_or_skip
 
 T, N, IN, H = 4, 3, 5, 4
@@ -69,26 +69,6 @@ def test_layer_gradcheck_two_layers_bidirectional(cls, kw):
         out, h = layer(x)
         return [out, *h] if isinstance(h, tuple) else [out, h]
     assert ag.gradcheck(run, [x, *layer.parameters()])
-
-
-FUSED = {
-    "lstm_cell_state": (rnn_ops.lstm_cell_state, [(2, 8), (2, 2)]),
-    "lstm_cell_state_peephole": (rnn_ops.lstm_cell_state, [(2, 8), (2, 2), (6,)]),
-    "lstm_cell_output_peephole": (rnn_ops.lstm_cell_output, [(2, 8), (2, 2), (6,)]),
-    "gru_cell": (rnn_ops.gru_cell, [(2, 6), (2, 6), (2, 2)]),
-    "recurrent_gates": (rnn_ops.recurrent_gates, [(2, 6), (2, 3), (6, 3)]),
-}
-
-
-@pytest.mark.parametrize("name", FUSED)
-def test_fused_cell_ops_are_twice_differentiable(name):
-    op, shapes = FUSED[name]
-    xs = [ag.tensor(_x(*s, seed=k), requires_grad=True) for k, s in enumerate(shapes)]
-    w = ag.tensor(_x(*op(*xs).shape, seed=9))
-
-    def first_derivatives(*inputs):
-        return list(ag.grad((op(*inputs) * w).sum(), inputs, create_graph=True))
-    assert ag.gradcheck(first_derivatives, xs)
 
 
 # ----------------------------------------------------------------------------- PyTorch parity
@@ -286,6 +266,38 @@ def test_pytorch_weights_load_and_give_the_same_outputs_in_float32():
         np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("make", [lambda: nn.GRUCell(3, 4),
+                                  lambda: nn.RNNCell(3, 4, nonlinearity="relu"),
+                                  lambda: nn.LSTMCell(3, 4, peephole=True)],
+                         ids=["GRUCell", "RNNCell-relu", "LSTMCell-peephole"])
+def test_cells_round_trip_as_whole_modules(tmp_path, make):
+    from dagrad import torch as dtorch
+    cell = make()
+    dtorch.save(cell, tmp_path / "c.pt")
+    back = dtorch.load(tmp_path / "c.pt")
+    x = ag.randn(2, 3)
+    assert repr(back) == repr(cell)
+    mine, theirs = back(x), cell(x)
+    for a, b in zip(*(o if isinstance(o, tuple) else (o,) for o in (mine, theirs))):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("name,kw", [("GRUCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                     ("LSTMCell", {})], ids=["GRUCell", "RNNCell-relu",
+                                                             "LSTMCell"])
+def test_pytorch_whole_cells_load_and_agree(tmp_path, name, kw):
+    torch = torch_or_skip()
+    from dagrad import torch as dtorch
+    torch.manual_seed(5)
+    theirs = getattr(torch.nn, name)(3, 4, **kw)
+    torch.save(theirs, tmp_path / "c.pt")
+    ours = dtorch.load(tmp_path / "c.pt")
+    x = _x(2, 3).astype(np.float32)
+    mine, want = ours(ag.tensor(x)), theirs(torch.from_numpy(x))
+    for a, b in zip(*(o if isinstance(o, tuple) else (o,) for o in (mine, want))):
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_repr_and_all_weights():
     layer = nn.LSTM(3, 4, num_layers=2, batch_first=True, peephole=True)
     assert repr(layer) == "LSTM(3, 4, num_layers=2, batch_first=True, peephole=True)"
@@ -329,13 +341,14 @@ def _graph_nodes(*outputs):
 
 
 @pytest.mark.parametrize("mode,step_ops", [("RNN", {"Tanh": 1}),
-                                           ("LSTM", {"LSTMCellState": 1, "LSTMCellOutput": 1}),
-                                           ("GRU", {"GRUCell": 1})])
+                                           ("LSTM", {"Sigmoid": 2, "Tanh": 2}),
+                                           ("GRU", {"Sigmoid": 1, "Tanh": 1})])
 def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step_ops):
-    """For each layer and direction, x Wᵢₕᵀ for all L steps is a single Linear node (its input
-    holds the whole sequence); each step adds exactly one recurrent product h Wₕₕᵀ for all gates
-    (RecurrentGates) and its fused gate update; there is no other matrix product. (An LSTM
-    runs step by step under viz.record(), whose pictures show every step.)"""
+    """Under viz.record(), whose pictures show every step: for each layer and direction,
+    x Wᵢₕᵀ for all L steps is a single Linear node (its input holds the whole sequence); each
+    step adds exactly one recurrent product h Wₕₕᵀ for all gates (RecurrentGates) and its gate
+    arithmetic (σ once for the gates side by side, tanh for the candidate and the memory);
+    there is no other matrix product."""
     from dagrad import viz
     layers, directions = 2, 2
     layer = getattr(nn, mode)(IN, H, num_layers=layers, bidirectional=True, batch_first=True)
@@ -355,6 +368,7 @@ def test_one_input_product_per_sequence_and_one_gate_product_per_step(mode, step
 
 SEQUENCE_LAYERS = [("LSTM", dict(bias=True, batch_first=True)),
                    ("LSTM", dict(bias=False, batch_first=False)),
+                   ("LSTM", dict(bias=True, batch_first=False, peephole=True)),
                    ("GRU", dict(bias=True, batch_first=True)),
                    ("GRU", dict(bias=False, batch_first=False)),
                    ("RNN", dict(bias=True, batch_first=True)),
@@ -374,7 +388,7 @@ def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_st
     from dagrad import viz
     layer = _perturb(getattr(nn, mode)(IN, H, num_layers=2, bidirectional=True, **kw).double())
     x = ag.tensor(_x(N, T, IN) if kw["batch_first"] else _x(T, N, IN), requires_grad=True)
-    per_step = {"RecurrentGates", "LSTMCellState", "GRUCell", "Tanh", "Relu", "Sigmoid"}
+    per_step = {"RecurrentGates", "Tanh", "Where", "Sigmoid"}
     results = []
     for recorded in (False, True):
         with viz.record() if recorded else contextlib.nullcontext():
@@ -393,8 +407,35 @@ def test_a_layer_is_one_operation_per_layer_and_direction_and_agrees_with_its_st
         np.testing.assert_allclose(fused, steps, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["RNNCell-relu", "LSTMCell-peephole", "GRUCell-nobias",
+                                  "MGUCell"])
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+def test_a_cell_is_its_sequence_operation_over_one_step_and_agrees_with_its_step(name, batched):
+    """Outside viz.record() a cell's step is its layer's sequence operation over one step;
+    under viz.record() the step's own operations. Results and gradients agree (float64)."""
+    from dagrad import viz
+    cell = _perturb(CELLS[name]().double())
+    lead = (2,) if batched else ()
+    x = ag.tensor(_x(*lead, 3), requires_grad=True)
+    state = [ag.tensor(_x(*lead, 4, seed=k + 1), requires_grad=True)
+             for k in range(2 if "LSTM" in name else 1)]
+    results = []
+    for recorded in (False, True):
+        with viz.record() if recorded else contextlib.nullcontext():
+            out = cell(x, tuple(state) if len(state) == 2 else state[0])
+        out = list(out) if isinstance(out, tuple) else [out]
+        names = {node.name for node in _graph_nodes(*out)}
+        assert (cell.recurrence.operation.__name__ in names) != recorded, names
+        loss = sum((o * o).sum() for o in out)
+        grads = ag.grad(loss, [x, *state, *cell.parameters()])
+        results.append([o.numpy() for o in out] + [g.numpy() for g in grads])
+    assert results[0][0].shape == lead + (4,)
+    for fused, steps in zip(*results):
+        np.testing.assert_allclose(fused, steps, rtol=1e-12, atol=1e-12)
+
+
 def test_the_rnn_sequence_operation_names_a_wrong_nonlinearity():
-    from dagrad.autograd.ops.rnn_sequence import rnn_sequence
+    from dagrad.autograd.ops.recurrent import rnn_sequence
     xs, h0, w = ag.tensor(_x(2, 1, 3)), ag.tensor(_x(1, 3)), ag.tensor(_x(3, 3))
     with pytest.raises(ValueError, match=r"^RNNSequence: nonlinearity must be 'tanh' or "
                                          r"'relu', got 'sigmoid' \(inputs: \(2, 1, 3\)"):

@@ -18,6 +18,9 @@ import os
 import pathlib
 import re
 
+from dagrad.exercises.answers import (TAG, exercise_ids, inject, read_sections,  # noqa: F401
+                                     tagged_cells)
+
 from tests.stages import refuse_in_quick_run
 from website.build import notebook_client
 
@@ -32,9 +35,7 @@ WRONG_ANSWERS_DIR = ROOT / "tests" / "notebooks" / "wrong_answers"
 THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 LOG_VARIABLE = "DAGRAD_EXERCISES_LOG"
 
-SECTION = re.compile(r"^# %% exercise (\d\d\.\d+)[ \t]*$", re.M)
 EXPECT = re.compile(r"\A\s*# expect: *(\w+(?: +\w+)*)[ \t]*$", re.M)
-TAG = re.compile(r"^(exercise|check):(\d\d\.\d+)$")
 
 
 def read_notebook(path):
@@ -49,57 +50,11 @@ def notebook_json(path):
         return json.load(f)
 
 
-def tagged_cells(nb, kind):
-    """{exercise id: [cell, ...]} for the cells tagged `kind:<id>` (kind: exercise or check)."""
-    found = {}
-    for cell in nb["cells"]:
-        for tag in cell.get("metadata", {}).get("tags", []):
-            match = TAG.match(tag)
-            if match and match.group(1) == kind:
-                found.setdefault(match.group(2), []).append(cell)
-    return found
-
-
-def exercise_ids(nb):
-    """The ids of the exercises whose answer cell is in the notebook, in notebook order."""
-    return list(tagged_cells(nb, "exercise"))
-
-
-def read_sections(path):
-    """{exercise id: source} of a percent-format answers file; {} when the file is absent."""
-    path = pathlib.Path(path)
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    marks = list(SECTION.finditer(text))
-    sections = {}
-    for mark, following in zip(marks, marks[1:] + [None]):
-        body = text[mark.end():following.start() if following else len(text)]
-        ident = mark.group(1)
-        if ident in sections:
-            raise ValueError(f"{path.name}: exercise {ident} appears twice")
-        sections[ident] = body.strip("\n") + "\n"
-    return sections
-
-
 def expected_diagnosis(source):
     """The diagnoses named by a wrong answer's `# expect: ...` first line (one, or several
     separated by spaces for an exercise of several parts), or None."""
     match = EXPECT.match(source)
     return match.group(1).split() if match else None
-
-
-def inject(nb, sections):
-    """A copy of `nb` whose exercise cells hold the given sources (other cells unchanged)."""
-    nb = copy.deepcopy(nb)
-    cells = tagged_cells(nb, "exercise")
-    unknown = set(sections) - set(cells)
-    if unknown:
-        raise ValueError(f"answers for exercises the notebook does not have: {sorted(unknown)}")
-    for ident, source in sections.items():
-        for cell in cells[ident]:
-            cell["source"] = source
-    return nb
 
 
 def through_last_check(nb):
