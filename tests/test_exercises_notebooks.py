@@ -44,6 +44,7 @@ def run_with(path, sections, tmp_path):
     return grouped, harness.displayed_checks(answered)
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_solutions_pass_every_check(path, tmp_path):
     sections = harness.read_sections(harness.solutions_path(path))
@@ -61,6 +62,7 @@ def shows(secret, text):
     return re.search(r"(?<![\w.])" + re.escape(secret) + r"(?!\w|\.\d)", text) is not None
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_wrong_answers_fail_every_check(path, tmp_path):
     sections = harness.read_sections(harness.wrong_answers_path(path))

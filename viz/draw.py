@@ -5,17 +5,18 @@ Reading the picture:
 
 * operations are white rounded boxes; parameters orange, inputs that require a gradient blue,
   constants grey and dashed, the output green; a collapsed module is a purple 3-D box;
-* an edge's label is the tensor flowing forward (shape; values in full when it has at most 8
-  elements, else its mean and norm) and, with ``grads=True``, the gradient δ flowing back along
+* an edge's label is the tensor flowing forward (shape; values in full when they are few, else
+  their root mean square) and, with ``grads=True``, the gradient δ flowing back along
   that one edge; a tensor used twice has two edges with their own δ, and its node shows their
   sum Σδ (multiple use: sum the incoming δ's);
 * edge colour and width follow the root mean square of δ, √mean(δ²), on a log scale (legend
   at the bottom; the seed δ = 1 into the output does not set the range): vanishing gradients
   are dark purple and thin, large ones green and thick, zero ones grey and dashed.
 
-Labels stay short: a tensor with at most 3 elements is written in full, a larger one as its
-shape and one number (its root mean square, the statistic of the colour scale); the full values
-are in each box's and edge's tooltip (hover).
+Labels stay short: a tensor of at most 16 elements and at most 8 numbers a line (a matrix is
+written one line per row) is written in full, a larger one as its shape and one number (its root
+mean square, the statistic of the colour scale); the full values are in each box's and edge's
+tooltip (hover).
 """
 import warnings
 
@@ -39,7 +40,8 @@ KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input (needs δ
               "data": "data (no δ)", "const": "constant", "output": "output",
               "box": "module (collapsed)"}
 SHORT = 16                 # edge and box labels write tensors of at most this many elements
-                           # in full (a matrix one line per row), larger ones as their rms
+                           # in full (a matrix one line per row, at most labels.ROW numbers a
+                           # line), larger ones as their rms
 
 
 class Options:

@@ -21,12 +21,14 @@ import re
 from dagrad.exercises.answers import (TAG, exercise_ids, inject, read_sections,  # noqa: F401
                                      tagged_cells)
 
+from tests.stages import refuse_in_quick_run
+from website.build import notebook_client
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 SOLUTIONS_DIR = NOTEBOOK_DIR / "solutions"
 WRONG_ANSWERS_DIR = ROOT / "tests" / "notebooks" / "wrong_answers"
 
-CELL_TIMEOUT = 300       # a hung cell fails the test instead of stalling CI
 # The kernels run in a student's default environment: the thread settings the test run gives
 # its own processes are removed, so NumPy's BLAS starts with a thread per core, and dagrad's
 # thread policy (autograd/blas.py) must keep the notebooks fast with two kernels on two cores.
@@ -74,15 +76,13 @@ def execute(nb, log_path, folder=NOTEBOOK_DIR, env=None):
     `log_path` and the variables `env` added to the kernel's environment; return the logged
     records, in order. Raises nbclient's CellExecutionError (naming the cell and its
     traceback) if any cell fails."""
-    import nbclient
+    refuse_in_quick_run("lesson", "runs a lesson in a kernel")
     log_path = pathlib.Path(log_path)
     log_path.write_text("", encoding="utf-8")
     kernel_env = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
     kernel_env.update(env or {})
     kernel_env[LOG_VARIABLE] = str(log_path)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(folder)}})
-    client.execute(env=kernel_env)
+    notebook_client(nb, folder).execute(env=kernel_env)   # a hung cell fails after 300 s
     return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 

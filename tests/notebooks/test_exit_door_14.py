@@ -44,6 +44,8 @@ from tests.facade.programs import to_torch
 from tests.notebooks import harness
 from tests.helpers import torch_or_skip
 
+pytestmark = pytest.mark.lesson
+
 NOTEBOOK = harness.NOTEBOOK_DIR / "14_course_code.ipynb"
 DAGRAD_ONLY = "dagrad-only"
 RESULT = "RESULT "
