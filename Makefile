@@ -28,10 +28,13 @@ PYTEST_ARGS ?=
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
+# JupyterLab's news pop-up, the plugin that asks and then shows the news (`make notebooks`).
+LAB_NEWS := @jupyterlab/apputils-extension:announcements
+
 # Printed (inside double quotes in the shell) when `dot` is missing and cannot be installed.
 DOT_MISSING := Graphviz's \`dot\` program is missing: install it with \`sudo apt-get install graphviz\` (Debian/Ubuntu), \`brew install graphviz\` (macOS) or \`conda install graphviz\`; DOT text output works without it
 
-.PHONY: help demo test notebooks site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
+.PHONY: help demo test quick notebooks course site bench bench-results docs-images venv clean distclean ensure-dot ensure-chromium
 
 # ---------------------------------------------------------------- help
 
@@ -46,21 +49,33 @@ $(PY):
 
 venv: $(PY)   ## only create .venv
 
+# Each installation says what it installs in one line; pip itself speaks only of a failure.
 $(VENV)/.installed-demo: pyproject.toml | $(PY)
-	$(PIP) install -e '.[notebooks]'
+	@echo "Installing dagrad and the notebooks extra into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[notebooks]'
 	@touch $@
 
 $(VENV)/.installed-site: pyproject.toml | $(PY)
-	$(PIP) install -e '.[notebooks,site]'
+	@echo "Installing dagrad with the notebooks and site extras into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[notebooks,site]'
 	@touch $@
 
+$(VENV)/.installed-course: pyproject.toml | $(PY)
+	@echo "Installing dagrad with the notebooks and course extras into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[notebooks,course]'
+	@touch $@
+
+# Parity tests need PyTorch; without it they are skipped locally, but CI must run them.
+# The course extra too: tests/exercises/test_course.py grades the lessons through nbgrader.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PIP) install -e '.[test,site]'
-	@# Parity tests need PyTorch; without it they are skipped locally, but CI must run them.
-	$(PIP) install $(TORCH_REQ) || { \
+	@echo "Installing dagrad with the test, site and course extras into $(VENV) (pip) ..."
+	@$(PIP) install -q -e '.[test,site,course]'
+	@echo "Installing $(TORCH_REQ), the reference of the parity tests (a large download the first time) ..."
+	@$(PIP) install -q $(TORCH_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(TORCH_REQ) for the parity tests" >&2; exit 1; fi; \
 	  echo "warning: could not install $(TORCH_REQ); PyTorch parity tests will be skipped" >&2; }
-	$(PIP) install $(BOOK_REQ) && $(PIP) install --no-deps $(D2L_REQ) || { \
+	@echo "Installing $(BOOK_REQ) and $(D2L_REQ), for notebook 14's run on PyTorch ..."
+	@$(PIP) install -q $(BOOK_REQ) && $(PIP) install -q --no-deps $(D2L_REQ) || { \
 	  if [ -n "$$CI" ]; then echo "error: could not install $(BOOK_REQ) $(D2L_REQ) for notebook 14's PyTorch run" >&2; exit 1; fi; \
 	  echo "warning: could not install $(BOOK_REQ) $(D2L_REQ); notebook 14's PyTorch run will be skipped" >&2; }
 	@touch $@
@@ -102,22 +117,51 @@ ensure-chromium:
 demo: ensure-dot $(VENV)/.installed-demo   ## set up .venv, train an MLP on the digits, write pictures to demo_output/
 	$(PY) -m dagrad.viz demo --out demo_output
 
-# pytest exits with 5 when it collects no tests; that is a failure here.
-test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included
-	@echo "$(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS)"; \
-	status=0; $(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS) || status=$$?; \
+# pytest exits with 5 when it collects no tests; that is a failure here. Besides pytest's dots,
+# each lesson run, the site and each browser test print a line as they finish, and a summary
+# gives the time of each stage (tests/conftest.py).
+test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included (~17 CPU-minutes: 8-9 min on two idle cores, up to 30 on a busy machine)
+	@echo "make test: every test on 2 workers ($(TEST_THREADS)): the library's as dots, then a line for each lesson run, the site and each browser test as it finishes"
+	@status=0; $(TEST_THREADS) $(PY) -m pytest -n 2 tests $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then \
-	  echo "error: pytest collected no tests (exit code 5)" >&2; \
+	  echo "make test: pytest collected no tests (exit code 5)" >&2; \
 	fi; \
 	exit $$status
 
+# A check in about a minute for someone changing the code: the engine's, the modules' and the
+# optimizers' tests, the file formats and the error messages. Left out, for make test: the
+# lessons, the site and the browser (by their markers, tests/stages.py; a test that runs one of
+# them unmarked fails, naming its marker), the PyTorch programs, d2l and the exercises'
+# notebook runs (tests/facade, tests/exercises), the pictures (tests/viz), the docs' blocks,
+# the sweeps of every convolution and pooling setting (the op table still gradchecks each of
+# those operations) and the million-operation chain.
+QUICK_MARKERS := not lesson and not site and not browser
+QUICK_TESTS := tests/autograd tests/nn tests/optim tests/interchange tests/test_structure.py \
+  tests/test_clear_errors.py tests/test_clearer_errors.py tests/test_silent_wrong_answers.py \
+  tests/test_numbers_and_arguments.py
+QUICK_LEAVES_OUT := --ignore=tests/autograd/test_conv_ops.py --ignore=tests/autograd/test_pool_ops.py \
+  --deselect=tests/autograd/test_engine.py::test_million_operation_chain_backpropagates_and_frees
+
+quick: ensure-dot $(VENV)/.installed-test   ## the engine's, modules', optimizers', file formats' and error messages' tests: for changing the code, no lessons, site, browser, programs or sweeps (5,211 tests, ~7 CPU-minutes: 3-4 min on two idle cores, 26 on a busy machine)
+	@echo "make quick: the library's core tests on 2 workers (make test runs everything)"
+	@$(TEST_THREADS) DAGRAD_QUICK_TESTS=1 $(PY) -m pytest -n 2 -q -m "$(QUICK_MARKERS)" $(QUICK_TESTS) $(QUICK_LEAVES_OUT) $(PYTEST_ARGS)
+
 # JupyterLab refuses to run as root ("Running as root is not recommended") unless told to:
-# containers and cloud machines often are root.
+# containers and cloud machines often are root. Its news pop-up ("Would you like to get notified
+# about official Jupyter news?") covers a corner of every screen until answered: it is turned
+# off in .venv's own Jupyter settings (the user's are left alone).
 notebooks: $(VENV)/.installed-demo   ## start JupyterLab on notebooks/ (prints the URL; no browser is opened)
+	@$(PY) -m jupyter labextension disable --level=sys_prefix $(LAB_NEWS) >/dev/null 2>&1
 	$(PY) -m jupyter lab --no-browser --notebook-dir=notebooks $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
 
-site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (~4 min)
-	$(PY) website/build.py --out build/site
+# The lessons as an nbgrader course in $(COURSE)/ (docs/teaching.md): `make course LESSONS="01 02"`.
+COURSE ?= course
+LESSONS ?=
+course: $(VENV)/.installed-course   ## write the lessons as nbgrader assignments in course/source/ (docs/teaching.md)
+	$(PY) -m dagrad.exercises.course --course $(COURSE) $(LESSONS)
+
+site: ensure-dot $(VENV)/.installed-site   ## execute every lesson and build the static site in build/site/ (4.5 CPU-minutes; 13 min on a busy machine)
+	$(PY) -m website.build --out build/site
 
 bench: $(VENV)/.installed-test   ## time W1-W6 against PyTorch, NumPy, MyGrad, HIPS autograd -> benchmarks/results-latest.md (7-12 min; BEFORE=rev also times that commit's dagrad)
 	@echo "Benchmarks: W1-W6 (and the other NumPy engines), 7 alternated rounds per framework; 7 to 12 minutes on 2 cores."

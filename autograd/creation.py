@@ -10,7 +10,7 @@ from .default_dtype import DEFAULT, float_dtype as _float_dtype
 from .device import check_device
 from .random import generator, numpy_generator
 from .scalars import check_python_int, checked_fill_value
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -95,7 +95,7 @@ def from_numpy(array):
     """A tensor sharing ``array``'s memory (writes to one show in the other), as PyTorch."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
-    return Tensor._make(array, None)
+    return make_tensor(array, None)
 
 
 def _new(array, requires_grad, device, op):

@@ -25,7 +25,7 @@ recorded, so a backward written with Tensor operations has higher derivatives to
 """
 from .function import Function
 from .grad_mode import no_grad
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 
 class _Node(Function):
@@ -42,7 +42,7 @@ class _Node(Function):
 
     @property
     def saved_tensors(ctx):
-        saved = [s if isinstance(s, Tensor) else Tensor._make(s, None) for s in ctx.saved]
+        saved = [s if isinstance(s, Tensor) else make_tensor(s, None) for s in ctx.saved]
         return tuple(saved[k] for k in ctx.saved_order)
 
     def mark_non_differentiable(ctx, *tensors):
@@ -55,7 +55,7 @@ class _Node(Function):
         ctx.to_save = ()
         is_tensor = [hasattr(a, "dtype") and hasattr(a, "shape") for a in arrays]
         ctx.tensor_inputs = tuple(is_tensor)
-        inputs = [Tensor._make(a, None) if t else a for a, t in zip(arrays, is_tensor)]
+        inputs = [make_tensor(a, None) if t else a for a, t in zip(arrays, is_tensor)]
         with no_grad():
             out = ctx.user.forward(ctx, *inputs)
         if not isinstance(out, Tensor):
@@ -73,13 +73,13 @@ class _Node(Function):
         return out._data
 
     def backward(ctx, grad):
-        if ctx.differentiable:
+        if ctx.create_graph:
             grads = ctx.user.backward(ctx, grad)
         else:
             with no_grad():
-                grads = ctx.user.backward(ctx, Tensor._make(grad, None))
+                grads = ctx.user.backward(ctx, make_tensor(grad, None))
         grads = _checked_count(ctx, grads if isinstance(grads, tuple) else (grads,))
-        if ctx.differentiable:
+        if ctx.create_graph:
             return grads
         return tuple(raw_data(g) for g in grads)
 

@@ -8,6 +8,7 @@ accepted when they name the CPU and refused, with one error saying so, when they
     x = ag.zeros(3, device=dev)      # x.device == dev
     x.to("cuda")                     # RuntimeError: dagrad computes on the CPU only ...
 """
+from .tensor import Tensor
 
 _CPU_NAMES = ("cpu",)
 _GPU_NAMES = ("cuda", "mps", "xpu", "hip", "xla", "meta", "mtia", "privateuseone", "vulkan")
@@ -94,7 +95,6 @@ def parse_to_args(args, kwargs, op):
     """Read PyTorch's ``to(...)`` arguments: ``to(dtype)``, ``to(device)``,
     ``to(device, dtype)``, ``to(other_tensor)``, ``to(device=..., dtype=...)``, plus
     ``non_blocking`` and ``copy``. Returns ``(dtype or None, copy)``; a GPU device raises."""
-    from .tensor import Tensor
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     check_device(kwargs.pop("device", None), op)

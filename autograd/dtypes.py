@@ -46,8 +46,9 @@ import numpy as np
 
 from .convert import as_array
 from .default_dtype import DEFAULT
+from .grad_mode import STATE
 from .scalars import check_python_int, checked_fill_value, wrapped_int
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 BOOL, INTEGER, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INTEGER, "u": INTEGER, "f": FLOATING, "c": COMPLEX}
@@ -159,8 +160,7 @@ def _convert(x, dtype):
     if isinstance(x, Tensor):
         if x._data.dtype == dtype:
             return x
-        from .ops.cast import cast
-        return cast(x, dtype)
+        return x.to(dtype)     # the method surface's recorded cast (ops/cast.py is above)
     if isinstance(x, np.ndarray):
         return x if x.dtype == dtype else x.astype(dtype)
     if isinstance(x, np.generic):
@@ -357,7 +357,7 @@ def to_float(op, inputs):
     array = x._data if isinstance(x, Tensor) else np.asarray(x)
     if array.dtype.kind != "f":
         array = array.astype(DEFAULT.dtype)
-    inputs = (Tensor._make(array, None),) + tuple(inputs[1:])
+    inputs = (make_tensor(array, None),) + tuple(inputs[1:])
     return inputs, arrays_of(inputs)
 
 
@@ -416,7 +416,6 @@ def _mismatch(op, i, a, j, b):
     names = list(inspect.signature(op.forward).parameters)[1:]
     name_i = names[i] if i < len(names) else f"input {i}"
     name_j = names[j] if j < len(names) else f"input {j}"
-    from .grad_mode import STATE
     where = f" (in module '{STATE.module}')" if STATE.module else ""
     return TypeError(
         f"{op.__name__}{where}: {name_i} and {name_j} must have the same dtype, but got {a} "

@@ -20,14 +20,14 @@ import numpy as np
 
 from .anomaly import check_finite, hook_name, is_finite
 from .convert import as_array
-from .function import RELEASED, Function, differentiable_backward, unbroadcast
+from .function import RELEASED, Function, create_graph_backward, unbroadcast
 from .grad_mode import STATE, set_grad_enabled
 from .graph import consumers
 from .lazy_grads import LazyGrad
-from .tensor import Tensor
+from .tensor import make_tensor, Tensor
 from .versions import WRITES, check_unchanged
+from .views import collects_gradient
 from .ops.cast import cast
-from .xp import tensor_namespace
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False, create_graph=False, inputs=None):
@@ -61,7 +61,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("grad: one of the inputs was not used to compute the outputs "
                                "(its gradient would be None); pass allow_unused=True to get "
                                "None for it")
-        result.append(g if g is None or isinstance(g, Tensor) else Tensor._make(g, None))
+        result.append(g if g is None or isinstance(g, Tensor) else make_tensor(g, None))
     return tuple(result)
 
 
@@ -110,7 +110,6 @@ class BackwardPass:
         self.owned = set()   # vertices whose total is a buffer the engine allocated
         self.handed = set()  # ids of arrays already given to a .grad (never give one out twice)
         self.captured = {}
-        self.xp = tensor_namespace() if create_graph else None   # recorded ops for backward
         self.anomaly = STATE.anomaly
         self.plain = not (capture is not None or self.anomaly or create_graph
                           or observer is not None)
@@ -182,7 +181,7 @@ class BackwardPass:
         """A leaf's total is known: run its hooks, capture it, add it to ``.grad``. (A view
         taken under ``no_grad()`` requires grad but, as in PyTorch, collects none.)"""
         grad = self.totals.pop(leaf, None)
-        if grad is None or leaf.__dict__.get("_no_grad_view"):
+        if grad is None or not collects_gradient(leaf):
             return
         if type(grad) is not np.ndarray and isinstance(grad, LazyGrad):
             grad = grad.dense()
@@ -212,7 +211,7 @@ class BackwardPass:
         if saves and node.tick < WRITES.tick:
             check_unchanged(node, _saved_arrays(node))     # something was written since forward
         if self.create_graph:
-            in_grads = differentiable_backward(node, grad, self.xp)
+            in_grads = create_graph_backward(node, grad)
         else:
             in_grads = node.backward(grad)
         if type(in_grads) is not tuple:
@@ -232,11 +231,11 @@ class BackwardPass:
                 self.observer(node, i, g.dense() if isinstance(g, LazyGrad) else g)
 
 
-def add_gradient(totals, owned, vertex, grad, differentiable):
+def add_gradient(totals, owned, vertex, grad, create_graph):
     """``totals[vertex] += grad``: the engine's one accumulation policy.
 
     * the first gradient a vertex receives is kept as it is (no copy);
-    * on the differentiable path (``create_graph``) the sum is a recorded addition;
+    * with ``create_graph`` the sum is a recorded addition;
     * lazy gradients (``LazyGrad``) merge when they combine (``ProductGrad``s join their
       factors), else are added in place into an ndarray buffer;
     * ndarrays: the second gradient allocates a new buffer the engine owns (the first may be an
@@ -245,7 +244,7 @@ def add_gradient(totals, owned, vertex, grad, differentiable):
     prev = totals.get(vertex)
     if prev is None:
         totals[vertex] = grad
-    elif differentiable:
+    elif create_graph:
         totals[vertex] = prev + grad
     elif isinstance(prev, LazyGrad) or isinstance(grad, LazyGrad):
         if isinstance(prev, LazyGrad):
@@ -303,7 +302,7 @@ def _run_hooks(hooks, g, anomaly=False):
     if not hooks:
         return g
     for hook in list(hooks):
-        wrapped = g if isinstance(g, Tensor) else Tensor._make(g, None)
+        wrapped = g if isinstance(g, Tensor) else make_tensor(g, None)
         if anomaly:     # an operation inside the hook that makes a NaN names the hook
             previous, STATE.hook = STATE.hook, f"tensor hook '{hook_name(hook)}'"
             try:
@@ -346,7 +345,7 @@ def _accumulate_grad(t, g, create_graph, handed):
     cast, never the accumulated sum upcast) and never shares an array with another tensor."""
     dtype = t._data.dtype
     if create_graph:
-        gt = g if isinstance(g, Tensor) else Tensor._make(g, None)
+        gt = g if isinstance(g, Tensor) else make_tensor(g, None)
         if gt.dtype != dtype:
             gt = cast(gt, dtype)
         with _GRAD_LOCK:
@@ -363,7 +362,7 @@ def _accumulate_grad(t, g, create_graph, handed):
             if g.dtype != dtype or not g.flags.writeable or id(g) in handed:
                 g = g.astype(dtype, copy=True)
             handed.add(id(g))
-            t._grad = Tensor._make(g, None)
+            t._grad = make_tensor(g, None)
         else:
             old = t._grad._data
             t._grad._data = np.add(old, g, dtype=old.dtype) if g.dtype != old.dtype else old + g
@@ -412,6 +411,6 @@ def _seed(tensors, grad_tensors, create_graph, op):
             raise RuntimeError(f"{op}: gradient has shape {tuple(g.shape)} but the tensor has "
                                f"shape {tuple(t.shape)}; they must match")
         roots.append(_vertex(t))
-        seeds.append(Tensor._make(g, None) if create_graph and not isinstance(g, Tensor)
+        seeds.append(make_tensor(g, None) if create_graph and not isinstance(g, Tensor)
                      else g)
     return roots, seeds

@@ -27,9 +27,13 @@ The contract between an operation and the engine:
 * ``ctx.needs_input_grad[i]`` says whether input ``i`` wants a gradient; a formula may skip
   work for the others by returning None there (the engine ignores what they get anyway).
 * Everything ``backward`` reads that is an array goes through ``ctx.save``, so the engine can
-  check it for in-place changes and free it after backward: positional values are inputs of
-  the forward (and ``output=y``, its result), named ones (``ctx.save(x, mask=m)``, read back as
-  ``ctx.mask``) are constants such as masks, indices or activations the fast path reuses.
+  check it for in-place changes and free it after backward: positional values are the
+  forward's inputs and its output (the array it returns: ``ctx.save(x, y)``, as PyTorch's
+  ``save_for_backward(output)``, or ``ctx.save(x, output=y)``), read back from ``ctx.saved``;
+  named ones (``ctx.save(x, mask=m)``, read back as ``ctx.mask``) are constants such as masks,
+  indices or activations the fast path reuses. The output is the last positional save, as
+  ``output=y`` or as the array itself (``ctx.save(x, y)``: ``link`` knows it by identity);
+  any other positional value that is no input is a constant on both paths, as in PyTorch.
   Numbers, shapes and flags stay plain attributes (``ctx.axis = axis``).
 
 ``ctx`` is the node itself (an instance of the subclass). ``backward`` is written once for two
@@ -37,7 +41,7 @@ paths:
 
 * the fast path (the default): ``grad`` and ``ctx.saved`` are ndarrays and ``ctx.xp`` is NumPy;
   nothing is recorded and no Tensor is created;
-* ``create_graph=True`` (``ctx.differentiable`` is True): ``grad`` and ``ctx.saved`` are Tensors
+* ``create_graph=True`` (``ctx.create_graph`` is True): ``grad`` and ``ctx.saved`` are Tensors
   and ``ctx.xp`` is :mod:`autograd.xp`, whose functions are recorded operations, so the
   gradient itself becomes a graph that can be differentiated again (higher-order derivatives).
   Named saves stay ndarrays: they are constants on both paths.
@@ -54,11 +58,11 @@ from .grad_mode import STATE
 from .lazy_grads import LazyGrad
 from .recording import note_values
 from .sums import sum_leading
-from .tensor import Tensor, make_tensor, new_object
+from .tensor import Tensor, make_tensor
 from .versions import WRITES
-from .xp import NUMPY
+from .xp import NUMPY, TENSOR
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_FLOATING = (np.dtype(np.float32), np.dtype(np.float64))   # results that need no check
 
 
 class Function:
@@ -100,12 +104,12 @@ class Function:
             tensor has hooks or retains its gradient, or the saves were released. One flag,
             so the engine's common case reads one field, not three.
         xp: the array namespace backward computes with (NumPy, or recorded operations under
-            ``create_graph=True``; ``differentiable`` says which). Not a field of its own: the
-            engine sets it on the node for the length of a differentiable backward.
+            ``create_graph=True``; ``create_graph`` says which). Not a field of its own: the
+            engine sets it on the node for the length of a backward with ``create_graph``.
 
     Set by the operation's class:
         returns_view: True when the output may share the input's memory (slicing, reshape,
-            transpose, flip): the output tensor keeps its input (``ops.shape.mark_view``), and
+            transpose, flip): the output tensor keeps its input (``views.mark_view``), and
             an in-place change of it records the input's new history through
             ``write_back(base, view)`` (``inplace.py``).
         dtype_rule: how ``apply`` converts or checks the inputs before ``forward``
@@ -138,8 +142,9 @@ class Function:
     takes_lazy_grad = False
 
     def save(ctx, *arrays, output=None, **constants):
-        """Keep input ``arrays`` (and the forward's ``output``, last) for backward, and named
-        ``constants`` (masks, indices, cached activations) as attributes of ``ctx``."""
+        """Keep input ``arrays`` and the forward's ``output`` (last: ``output=y``, or the
+        last of ``arrays``, as PyTorch's ``save_for_backward(output)``) for backward, and
+        named ``constants`` (masks, indices, cached activations) as attributes of ``ctx``."""
         if output is None:
             ctx.saved = arrays
         else:
@@ -150,32 +155,32 @@ class Function:
             ctx.saved_names = tuple(constants)
 
     @property
-    def needs_input_grad(self):
+    def needs_input_grad(ctx):
         """One bool per input: does its gradient go anywhere? (PyTorch's name.)"""
-        parents = self.parents
+        parents = ctx.parents
         if len(parents) == 2:       # binary operations, the common case: 4x faster than below
             return parents[0] is not None, parents[1] is not None
         return tuple([p is not None for p in parents])
 
     @property
-    def released(self):
+    def released(ctx):
         """True once backward has freed what the node saved (``retain_graph=False``)."""
-        return self.saved is RELEASED
+        return ctx.saved is RELEASED
 
     @property
-    def differentiable(self):
+    def create_graph(ctx):
         """True inside ``create_graph=True``: backward runs on Tensors and is recorded."""
-        return self.xp is not NUMPY
+        return ctx.xp is not NUMPY
 
     @property
-    def next_functions(self):
+    def next_functions(ctx):
         """PyTorch's ``grad_fn.next_functions``: ``(node, 0)`` per input (``accumulate_grad``)."""
-        return next_functions(self)
+        return next_functions(ctx)
 
     @property
-    def name(self):
+    def name(ctx):
         """The operation's name as shown in errors and pictures, e.g. ``Mul``."""
-        return type(self).__name__
+        return type(ctx).__name__
 
     def forward(ctx, *arrays, **attrs):  # pragma: no cover - every operation overrides it
         raise NotImplementedError(f"{type(ctx).__name__} does not define forward")
@@ -193,9 +198,10 @@ class Function:
         """Run the operation on ``inputs`` (Tensors or constants); returns a Tensor.
 
         Four steps: convert the inputs (the operation's ``dtype_rule``, PyTorch's type
-        promotion: a fast guard, then the rule), run ``forward`` on their arrays, record the
-        node as the output's ``grad_fn`` (when grad mode is on and an input requires a
-        gradient), and note what anomaly mode, module paths and ``record()`` ask for.
+        promotion: a fast guard, then the rule), run ``forward`` on their arrays, link the
+        node into the graph as the output's ``grad_fn`` (when grad mode is on and an input
+        requires a gradient), and note what anomaly mode, module paths and ``record()`` ask
+        for.
         """
         ctx = cls()
         ctx.saved = ()
@@ -208,26 +214,26 @@ class Function:
             out = ctx.forward(*arrays, **attrs)
         except (ValueError, TypeError) as e:
             raise type(e)(describe_failure(ctx.name, arrays, e)) from None
-        if type(out) is not np.ndarray or (dt := out.dtype) is not _F32 and dt is not _F64:
-            out = real_result(ctx, out, arrays)    # (float32 and float64 compared first:
-                                                    # reading dtype.kind costs 1% of an op)
+        if type(out) is not np.ndarray or out.dtype not in _FLOATING:
+            out = real_result(ctx, out, arrays)     # a number, or not floating point: checked
         state = STATE
         if state.plain:               # grad mode on, nothing to note (one thread-local read)
-            return ctx.record(inputs, out)                                      # 3. record
-        result = ctx.record(inputs, out) if state.enabled else make_tensor(out, None)
+            return ctx.link(inputs, out)                                        # 3. link
+        result = ctx.link(inputs, out) if state.enabled else make_tensor(out, None)
         ctx.note(state, result, inputs, attrs)                                  # 4. note
         return result
 
-    def record(ctx, inputs, out):
+    def link(ctx, inputs, out):
         """The output array ``out`` as a Tensor whose history (``grad_fn``) is this node,
         unless no input requires a gradient. The node records where each input's gradient
         goes (``parents``), its shape, and, when it saved something, the inputs themselves
         (``inputs``; one an operation produced is kept as its array, its history being its
         parent: keeping its Tensor alive cost 30% of building a million-operation chain, in
-        garbage collection). (A view's output keeps its input: ``ops.shape.mark_view``.)
+        garbage collection). (A view keeps its input: ``views.mark_view``.)
         """
-        saves = ctx.saved or ctx.saved_names
-        if len(inputs) == 2:    # written out: through the loop, W1 costs 4% more instructions
+        saved = ctx.saved
+        saves = saved or ctx.saved_names
+        if len(inputs) == 2:    # written out: through the loop, W1 costs 5% more instructions
             a, b = inputs
             pa = (a.grad_fn or a) if isinstance(a, Tensor) and a.requires_grad else None
             pb = (b.grad_fn or b) if isinstance(b, Tensor) and b.requires_grad else None
@@ -239,29 +245,26 @@ class Function:
             ctx.inputs = (a if pa is None or pa is a else a._data,
                           b if pb is None or pb is b else b._data) if saves else ()
         else:
-            parents = shapes = kept = ()
-            for x in inputs:
+            parents, shapes, kept = [], [], []      # lists, made tuples once: linear in the
+            for x in inputs:                        # number of inputs (a stack of 100,000)
                 if isinstance(x, Tensor) and x.requires_grad:
                     parent = x.grad_fn or x
-                    parents += (parent,)
-                    shapes += (x._data.shape,)
-                    kept += (x if parent is x else x._data,)
+                    parents.append(parent)
+                    shapes.append(x._data.shape)
+                    kept.append(x if parent is x else x._data)
                 else:
-                    parents += (None,)
-                    shapes += (None,)
-                    kept += (x,)
+                    parents.append(None)
+                    shapes.append(None)
+                    kept.append(x)
             if shapes.count(None) == len(shapes):
                 return make_tensor(out, None)
-            ctx.parents, ctx.input_shapes = parents, shapes
-            ctx.inputs = kept if saves else ()
+            ctx.parents, ctx.input_shapes = tuple(parents), tuple(shapes)
+            ctx.inputs = tuple(kept) if saves else ()
+        if saved and saved[-1] is out:   # ctx.save(x, y): as output=y (save_for_backward(y))
+            ctx.saves_output = True
         ctx.tick = WRITES.tick
         ctx.watched = False
-        result = new_object(Tensor)     # make_tensor(out, ctx) written out: the call is 1% of W1
-        result._data = out
-        result.grad_fn = ctx
-        result.requires_grad = True
-        result._version = 0
-        return result
+        return make_tensor(out, ctx)
 
     def note(ctx, state, result, inputs, attrs):
         """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks
@@ -274,9 +277,9 @@ class Function:
         if state.values and result.grad_fn is ctx:
             note_values(ctx, inputs, result._data, attrs)
 
-    def __repr__(self):
-        where = f" in {self.module}" if self.module else ""
-        return f"<{self.name}{where}>"
+    def __repr__(ctx):
+        where = f" in {ctx.module}" if ctx.module else ""
+        return f"<{ctx.name}{where}>"
 
 
 class _Released(tuple):
@@ -314,14 +317,14 @@ def unbroadcast(grad, shape):
     return grad.reshape(shape)
 
 
-def differentiable_backward(node, g, xp_tensor):
+def create_graph_backward(node, grad):
     """Run ``node``'s backward on Tensors with recorded operations (``create_graph=True``):
-    ``ctx.xp`` is ``xp_tensor`` and ``ctx.saved`` the saves as graph-connected Tensors for the
+    ``ctx.xp`` is ``xp.TENSOR`` and ``ctx.saved`` the saves as graph-connected Tensors for the
     length of the call."""
     arrays = node.saved
-    node.xp, node.saved = xp_tensor, _saved_as_tensors(node)
+    node.xp, node.saved = TENSOR, _saved_as_tensors(node)
     try:
-        return node.backward(g)
+        return node.backward(grad)
     finally:
         del node.xp
         node.saved = arrays
@@ -330,21 +333,21 @@ def differentiable_backward(node, g, xp_tensor):
 def _saved_as_tensors(node):
     """The positional saves as graph-connected Tensors, for the differentiable backward: an
     input's array becomes that input (a tensor with the input's history: its parent), the
-    output (``save(..., output=y)``) a tensor produced by ``node`` itself; anything else is a
-    constant. Named saves stay ndarrays."""
+    output (the last save, ``ctx.save(x, y)`` or ``ctx.save(x, output=y)``) a tensor produced
+    by ``node`` itself; anything else is a constant. Named saves stay ndarrays."""
     saved = node.saved
     result = []
     for k, s in enumerate(saved):
         if node.saves_output and k == len(saved) - 1:
-            result.append(Tensor._make(s, node))
+            result.append(make_tensor(s, node))
             continue
         for x, parent in zip(node.inputs, node.parents):
             if x is s and isinstance(s, np.ndarray):   # kept as its array (see Function.inputs)
-                result.append(Tensor._make(s, parent if isinstance(parent, Function) else None))
+                result.append(make_tensor(s, parent if isinstance(parent, Function) else None))
                 break
             if isinstance(x, Tensor) and x._data is s:
                 result.append(x)
                 break
         else:
-            result.append(Tensor._make(s, None) if isinstance(s, np.ndarray) else s)
+            result.append(make_tensor(s, None) if isinstance(s, np.ndarray) else s)
     return tuple(result)

@@ -8,20 +8,21 @@ import numpy as np
 
 from .engine import grad
 from .grad_mode import enable_grad
-from .tensor import Tensor, raw_data
+from .ops.shape import stack
+from .tensor import make_tensor, raw_data, Tensor
 
 
 def _prepare(inputs, create_graph):
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
-    fresh = tuple(Tensor._make(x._data, None).requires_grad_(True) if not create_graph
+    fresh = tuple(make_tensor(x._data, None).requires_grad_(True) if not create_graph
                   else (x if x.requires_grad else x.detach().requires_grad_(True))
                   for x in inputs)
     return single, fresh
 
 
 def _zeros_if_none(g, x):
-    return Tensor._make(np.zeros(x.shape, x.dtype), None) if g is None else g
+    return make_tensor(np.zeros(x.shape, x.dtype), None) if g is None else g
 
 
 def vjp(fn, inputs, v=None, create_graph=False):
@@ -45,7 +46,7 @@ def jvp(fn, inputs, v, create_graph=False):
     vs = (v,) if single else tuple(v)
     with enable_grad():
         out = fn(*xs)
-        u = Tensor._make(np.zeros(out.shape, out.dtype), None).requires_grad_(True)
+        u = make_tensor(np.zeros(out.shape, out.dtype), None).requires_grad_(True)
         gs = grad(out, xs, u, create_graph=True, allow_unused=True)
         pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
         total = sum(((g * raw_data(vv)).sum() for g, vv in pairs))
@@ -68,7 +69,6 @@ def jacobian(fn, inputs, create_graph=False):
                       create_graph=create_graph, allow_unused=True)
             for k, (g, x) in enumerate(zip(gs, xs)):
                 rows[k].append(_zeros_if_none(g, x))
-    from .ops.shape import stack
     jacs = tuple(stack(r).reshape(out.shape + x.shape) if create_graph
                  else Tensor(np.stack([g._data for g in r]).reshape(out.shape + x.shape))
                  for r, x in zip(rows, xs))

@@ -1,6 +1,8 @@
 """The one global random-number generator behind ``rand``, ``randn``, dropout and init."""
 import numpy as np
 
+from .device import check_device
+
 _generator = np.random.default_rng(0)
 
 
@@ -22,7 +24,6 @@ class Generator:
     ``Generator().manual_seed(0)`` returns the generator, as in PyTorch."""
 
     def __init__(self, device="cpu"):
-        from .device import check_device
         check_device(device, "Generator")
         self._seed = 0
         self.numpy_generator = np.random.default_rng(0)

@@ -10,13 +10,14 @@ the chain rule applied along every edge, consumers before producers:
    node, call ``backward`` on the sum it received, send each result to the parent, summed
    down to that input's shape where the forward broadcast it (``unbroadcast``).
 
-That is all ``engine.py`` does too; it adds hooks, ``.grad`` accumulation, anomaly mode,
+A leaf's gradient is the sum it received (unless it is a view taken under ``no_grad``, which
+collects none: ``views.collects_gradient``, the question ``engine.py`` asks too). That is all ``engine.py`` does too; it adds hooks, ``.grad`` accumulation, anomaly mode,
 freeing saved values and its fast paths, each a named step. The operation table's tests check
 that the two agree on every operation, first and second order.
 """
-from .function import Function, differentiable_backward, unbroadcast
+from .function import Function, create_graph_backward, unbroadcast
 from .grad_mode import set_grad_enabled
-from .xp import tensor_namespace
+from .views import collects_gradient
 
 
 def grad(output, inputs, seed, create_graph=False):
@@ -29,7 +30,6 @@ def grad(output, inputs, seed, create_graph=False):
     consumers = count_consumers(root)
     grads = {root: seed}
     ready = [root]
-    xp = tensor_namespace() if create_graph else None
     with set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
@@ -39,8 +39,8 @@ def grad(output, inputs, seed, create_graph=False):
             if g is None:                           # no consumer sent anything
                 in_grads = (None,) * len(node.parents)
             else:
-                in_grads = node.backward(g) if xp is None else differentiable_backward(
-                    node, g, xp)
+                in_grads = (create_graph_backward(node, g) if create_graph
+                            else node.backward(g))
             if not isinstance(in_grads, tuple):
                 in_grads = (in_grads,)
             for parent, g, shape in zip(node.parents, in_grads, node.input_shapes):
@@ -52,7 +52,7 @@ def grad(output, inputs, seed, create_graph=False):
                 consumers[parent] -= 1
                 if consumers[parent] == 0:
                     ready.append(parent)
-    return [grads.get(x.grad_fn or x) for x in inputs]
+    return [grads.get(x.grad_fn or x) if collects_gradient(x) else None for x in inputs]
 
 
 def count_consumers(root):

@@ -6,7 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .random import numpy_generator
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 Histogram = namedtuple("histogram", ["hist", "bin_edges"])
 Histogram.__doc__ = "``histogram``'s result, PyTorch's ``torch.return_types.histogram``."
@@ -35,7 +35,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     else:
         keys = rows / rng.standard_exponential(rows.shape)
         picked = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-    return Tensor._make(picked.astype(np.int64).reshape(weights.shape[:-1] + (num_samples,)),
+    return make_tensor(picked.astype(np.int64).reshape(weights.shape[:-1] + (num_samples,)),
                         None)
 
 
@@ -75,5 +75,5 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     weights = None if weight is None else np.asarray(raw_data(weight)).reshape(-1)
     hist, edges = np.histogram(values.reshape(-1), bins=edges, range=range, weights=weights,
                                density=density)
-    return Histogram(Tensor._make(hist.astype(values.dtype), None),
-                     Tensor._make(np.asarray(edges).astype(values.dtype), None))
+    return Histogram(make_tensor(hist.astype(values.dtype), None),
+                     make_tensor(np.asarray(edges).astype(values.dtype), None))

@@ -19,7 +19,9 @@ derivatives come from theirs:
 import numpy as np
 
 from .creation import as_tensor
+from .device import check_device, parse_to_args
 from .ops import cast, indexing
+from .ops.linalg import matmul
 from .size import Size
 from .tensor import Tensor
 
@@ -171,7 +173,6 @@ class SparseTensor:
     __rmul__ = __mul__
 
     def to(self, *args, **kwargs):
-        from .device import parse_to_args
         dtype, _ = parse_to_args(args, kwargs, "SparseTensor.to")
         if dtype is None:
             return self
@@ -204,7 +205,6 @@ def sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, requi
     values' dense dimensions). Indices outside ``size`` are refused here (PyTorch checks them
     only when asked).
     """
-    from .device import check_device
     check_device(device, "sparse_coo_tensor")
     index = np.asarray(indices._data if isinstance(indices, Tensor) else indices)
     if index.ndim == 1 and index.size == 0:
@@ -286,5 +286,4 @@ def mm(a, b):
         return spmm(a, b)
     if isinstance(b, SparseTensor):
         return dense_spmm(a, b)
-    from .ops.linalg import matmul
     return matmul(a, b)

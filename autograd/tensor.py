@@ -4,11 +4,12 @@ A tensor produced by an operation remembers that operation in ``grad_fn`` (a nod
 graph); a tensor created by the user is a *leaf* (``grad_fn is None``). ``backward()`` walks the
 graph from a result back to the leaves and leaves dL/dleaf in each leaf's ``.grad``.
 
-This file is the tensor itself: its storage (one ndarray), dtype and shape, its gradient, hooks
-and version counter, the fast constructor operations use (``_make``) and ``backward``. The
-PyTorch method surface (``x + y``, ``x.sum()``, ``x.reshape(...)``, ``x.add_(y)``, ...) is in
-``autograd/tensor_methods.py``, which adds those methods to this class; the operations
-themselves (forward and local derivative side by side) live in ``autograd/ops``.
+This file is the tensor itself: its storage (one ndarray), dtype and shape, its gradient and
+version counter, and the fast constructor operations use (``make_tensor``). The PyTorch method
+surface (``x + y``, ``x.sum()``, ``x.reshape(...)``, ``x.add_(y)``, ``backward()``,
+``register_hook``, ...) is in ``autograd/tensor_methods.py``, which adds those methods to this
+class; the operations themselves (forward and local derivative side by side) live in
+``autograd/ops``.
 """
 import numpy as np
 
@@ -37,14 +38,15 @@ class Tensor(TensorBase):
         name: optional label shown by ``viz``.
     """
 
-    # Every tensor sets these four; the rarely set ``_grad``, ``name``, ``_hooks`` and ``_base``
+    # Every tensor sets these four; the rarely set ``_grad``, ``name``, ``_hooks`` and ``_view``
     # default to the class's None and live in the instance's dict once set: a result then
     # costs four stores instead of seven (0.13 µs of a small operation's ~2.5 µs).
     __slots__ = ("_data", "requires_grad", "grad_fn", "_version", "__dict__", "__weakref__")
     _grad = None
     name = None
     _hooks = None
-    _base = None             # the tensor whose memory this one views (PyTorch's ``_base``)
+    _view = None             # a view's record (``views.View``): autograd/views.py owns it
+    _base = None             # the tensor whose memory a view views (PyTorch's ``_base``)
     __array_ufunc__ = None   # make ndarray (op) Tensor defer to Tensor's reflected operators
     __hash__ = object.__hash__  # == is elementwise, so hash by identity (like PyTorch)
 
@@ -57,11 +59,6 @@ class Tensor(TensorBase):
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
-
-    @staticmethod
-    def _make(data, grad_fn):
-        """Fast constructor used by operations (no conversion, no checks)."""
-        return make_tensor(data, grad_fn)
 
     # ----------------------------------------------------------------------------- metadata
     @property
@@ -96,7 +93,7 @@ class Tensor(TensorBase):
         (a Tensor or an array of the same shape) replaces the values ``t`` holds. As in
         PyTorch, writes through ``.data`` are not recorded: a backward that saved the old
         values will not notice (``_version`` None marks the alias)."""
-        alias = Tensor._make(self._data, None)
+        alias = make_tensor(self._data, None)
         alias._version = None
         return alias
 
@@ -196,54 +193,9 @@ class Tensor(TensorBase):
         self.requires_grad = bool(requires_grad)
         return self
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None):
-        """Compute d(self)/d(leaf) for every leaf that requires grad, adding it to ``leaf.grad``.
-
-        ``gradient`` is dL/d(self); it may be omitted only when self has one element (then it
-        is 1). ``retain_graph=True`` keeps saved values so backward can run again;
-        ``create_graph=True`` records the backward pass itself (higher-order derivatives).
-        """
-        from .engine import backward
-        backward([self], None if gradient is None else [gradient], retain_graph,
-                 create_graph, inputs)
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient has been computed.
-
-        The hook may return a new gradient to use in its place. Returns a handle with
-        ``remove()``.
-        """
-        if not self.requires_grad:
-            raise RuntimeError("register_hook: this tensor does not require grad, so it will "
-                               "never receive a gradient")
-        if self.grad_fn is None:
-            if self._hooks is None:
-                self._hooks = []
-            hooks = self._hooks
-        else:
-            if self.grad_fn.hooks is None:
-                self.grad_fn.hooks = []
-                self.grad_fn.watched = True
-            hooks = self.grad_fn.hooks
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
-
-    def retain_grad(self):
-        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
-        import weakref
-        if not self.requires_grad:
-            raise RuntimeError("retain_grad: this tensor does not require grad")
-        if self.grad_fn is not None:
-            self.grad_fn.retained = weakref.ref(self)
-            self.grad_fn.watched = True
-
-    @property
-    def retains_grad(self):
-        return self.grad_fn is not None and self.grad_fn.retained is not None
-
     def detach(self):
         """A new leaf sharing this tensor's data, cut off from the graph."""
-        return Tensor._make(self._data, None)
+        return make_tensor(self._data, None)
 
     def detach_(self):
         self.grad_fn = None
@@ -263,22 +215,11 @@ def raw_data(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-class _HookHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-
 def make_tensor(data, grad_fn):
     """A Tensor holding the ndarray ``data`` whose history is ``grad_fn`` (a ``Function``, or
     None for a tensor that needs no gradient), without conversion or checks: how operations
-    make their outputs (``Tensor._make`` is the same; a module function is called in half
-    the time of a static method, and every operation makes one)."""
+    make their outputs (a module function: called in half the time of a static method, and
+    every operation makes one)."""
     t = new_object(Tensor)
     t._data = data
     t.grad_fn = grad_fn

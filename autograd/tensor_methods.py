@@ -2,28 +2,30 @@
 reductions, shapes, indexing, in-place updates, casts and ``new_*``.
 
 Each method is a one-line call of an operation in ``autograd/ops``, where the forward, the local
-derivative and the formula's docstring are written. ``autograd/tensor.py`` holds the tensor
-itself (storage, dtype and shape, grad, hooks, version, backward); this module imports it and the
-operations, and ``install`` (at the end) adds the methods below to ``Tensor``. The operations
+derivative and the formula's docstring are written, and ``backward``, ``register_hook`` and
+``retain_grad`` call the engine. ``autograd/tensor.py`` holds the tensor itself (storage, dtype
+and shape, grad, version); this module imports it, the operations and the engine, and
+``install`` (at the end) adds the methods below to ``Tensor``. The operations and the engine
 import ``tensor.py`` and never this module, so no module imports itself back.
 
 A method PyTorch has and dagrad lacks is added here, calling the operation that computes it.
 """
 import operator
+import weakref
 
 import numpy as np
 
+from . import creation, engine, random, sampling, sparse
 from .device import CPU, check_device, parse_to_args
 from .dtypes import promote
 from .errors import describe_failure
-from . import sampling, sparse
 from .inplace import restride, write
 from .missing import install_missing
 from .ops import (activation, arithmetic, cast, composed, diagonal, elementary, indexing, linalg,
                   piecewise, reduction)
 from .ops import shape as shape_ops   # "shape" is an argument of reshape and view
 from .scalars import checked_fill_value
-from .tensor import Tensor, raw_data
+from .tensor import make_tensor, raw_data, Tensor
 
 
 class TensorMethods:
@@ -32,6 +34,50 @@ class TensorMethods:
     Not a base class: ``Tensor`` is defined before the operations exist (they import it), so
     the methods are added to it once both are defined.
     """
+
+    # ---------------------------------------------- autograd interface (the engine is below)
+    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None):
+        """Compute d(self)/d(leaf) for every leaf that requires grad, adding it to ``leaf.grad``.
+
+        ``gradient`` is dL/d(self); it may be omitted only when self has one element (then it
+        is 1). ``retain_graph=True`` keeps saved values so backward can run again;
+        ``create_graph=True`` records the backward pass itself (higher-order derivatives).
+        """
+        engine.backward([self], None if gradient is None else [gradient], retain_graph,
+                        create_graph, inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient has been computed.
+
+        The hook may return a new gradient to use in its place. Returns a handle with
+        ``remove()``.
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_hook: this tensor does not require grad, so it will "
+                               "never receive a gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = []
+                self.grad_fn.watched = True
+            hooks = self.grad_fn.hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: this tensor does not require grad")
+        if self.grad_fn is not None:
+            self.grad_fn.retained = weakref.ref(self)
+            self.grad_fn.watched = True
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and self.grad_fn.retained is not None
 
     # ------------------------------------------------------------------- in-place updates
     # Each one is the out-of-place operation written back into this tensor's memory by
@@ -51,12 +97,10 @@ class TensorMethods:
                      arithmetic=False)
 
     def uniform_(self, a=0.0, b=1.0):
-        from .random import generator
-        return self.copy_(generator().uniform(a, b, self.shape))
+        return self.copy_(random.generator().uniform(a, b, self.shape))
 
     def normal_(self, mean=0.0, std=1.0):
-        from .random import generator
-        return self.copy_(generator().normal(mean, std, self.shape))
+        return self.copy_(random.generator().normal(mean, std, self.shape))
 
     def masked_fill_(self, mask, value):
         return write(self, "masked_fill_", Tensor.masked_fill, mask, value, arithmetic=False)
@@ -227,7 +271,7 @@ class TensorMethods:
                             f"Boolean-type tensors, got a {self._data.dtype} tensor of shape "
                             f"{tuple(self.shape)}; for a mask write ~(x > 0) or x.logical_not()"
                             f", for a negation -x")
-        return Tensor._make(~self._data, None)
+        return make_tensor(~self._data, None)
 
     def __and__(self, other):
         return _elementwise(operator.and_, self, other)
@@ -257,19 +301,19 @@ class TensorMethods:
         return self >= other
 
     def logical_not(self):
-        return Tensor._make(np.logical_not(self._data), None)
+        return make_tensor(np.logical_not(self._data), None)
 
     def isnan(self):
-        return Tensor._make(np.isnan(self._data), None)
+        return make_tensor(np.isnan(self._data), None)
 
     def isfinite(self):
-        return Tensor._make(np.isfinite(self._data), None)
+        return make_tensor(np.isfinite(self._data), None)
 
     def any(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
+        return make_tensor(np.asarray(self._data.any(axis=dim, keepdims=keepdim)), None)
 
     def all(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
+        return make_tensor(np.asarray(self._data.all(axis=dim, keepdims=keepdim)), None)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8):
         return bool(np.allclose(self._data, raw_data(other), rtol=rtol, atol=atol))
@@ -390,8 +434,7 @@ class TensorMethods:
     layout = "strided"
 
     def to_sparse(self, sparse_dim=None):
-        from .sparse import to_sparse
-        return to_sparse(self, sparse_dim)
+        return sparse.to_sparse(self, sparse_dim)
 
     def to_dense(self):
         return self
@@ -400,10 +443,9 @@ class TensorMethods:
         """With no argument, PyTorch's name of this tensor's type (``'torch.FloatTensor'``);
         else this tensor cast to ``dtype`` (a dtype, a legacy type such as
         ``torch.LongTensor``, or its name)."""
-        from .creation import legacy_dtype, legacy_name
         if dtype is None:
-            return legacy_name(self.dtype)
-        return cast.cast(self, legacy_dtype(dtype))
+            return creation.legacy_name(self.dtype)
+        return cast.cast(self, creation.legacy_dtype(dtype))
 
     def float(self):
         return cast.cast(self, np.float32)
@@ -645,24 +687,32 @@ class TensorMethods:
     # --------------------------------------------- new tensors like this one (PyTorch's new_*)
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """A new leaf from ``data`` with this tensor's dtype unless ``dtype`` is given."""
-        from .creation import tensor
-        return tensor(data, dtype or self.dtype, device, requires_grad)
+        return creation.tensor(data, dtype or self.dtype, device, requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from .creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device,
-                     requires_grad=requires_grad)
+        return creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from .creation import ones
-        return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        return creation.ones(*size, dtype=dtype or self.dtype, device=device,
+                             requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-        from .creation import full
-        return full(size, fill_value, dtype or self.dtype, device, requires_grad)
+        return creation.full(size, fill_value, dtype or self.dtype, device, requires_grad)
+
+
+class _HookHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
 
 
 def _check_t(x, what):
@@ -682,7 +732,7 @@ def _elementwise(op, a, b):
     broadcasting mismatch)."""
     a, b = promote(raw_data(a), raw_data(b), op=op.__name__)
     try:
-        return Tensor._make(np.asarray(op(a, b)), None)
+        return make_tensor(np.asarray(op(a, b)), None)
     except (ValueError, TypeError) as e:
         name = f"{op.__name__.rstrip('_')} ({_SYMBOLS[op.__name__]})"
         if isinstance(e, TypeError):      # & | ^ of floating-point operands

@@ -1,10 +1,10 @@
-"""The one record of in-place writes, and the one check that backward makes against it.
+"""The one log of in-place writes, and the one check that backward makes against it.
 
 A node that saved values for its backward must not see them change before that backward runs.
 The values can change through the tensor that was saved, but also through any other tensor
 sharing its memory: the operation's output (``tanh``, ``exp``, ``sigmoid`` save their result),
 a ``detach()``-ed copy, a view (a slice, ``reshape``, ``.T``), the base of a saved view. PyTorch
-shares one version counter among all of them; here every in-place write records the *root*
+shares one version counter among all of them; here every in-place write logs the *root*
 ndarray it changed (the array owning the memory, reached through ``.base``) with the tick of a
 clock, and a node that saved arrays checks at backward that none of their roots was written
 after the node was recorded (at tick ``t``):
@@ -13,8 +13,8 @@ after the node was recorded (at tick ``t``):
 
 Every writer calls :func:`mark_written`: the Tensor in-place methods (``add_``, ``x[i] = v``,
 ...), the optimizers' updates, ``Module.to``, batch norm's running statistics, ``nn.init``.
-Writes through ``.data`` are not recorded, as in PyTorch (``p.data.add_(...)`` is the escape
-hatch). Nothing is recorded on the forward hot path but one integer per node that saves.
+Writes through ``.data`` are not logged, as in PyTorch (``p.data.add_(...)`` is the escape
+hatch). Nothing is logged on the forward hot path but one integer per node that saves.
 """
 import weakref
 
@@ -43,32 +43,14 @@ def root(array):
 
 def mark_written(tensor):
     """Record that ``tensor``'s values are being changed in place now (call it before or
-    after the write, never skip it). Bumps ``tensor._version`` (PyTorch's counter) and stamps
-    the memory's root with the clock; a ``.data`` alias (``_version`` None) is not recorded."""
-    if tensor._version is None:
-        return
+    after the write, never skip it). Bumps ``_version``, PyTorch's counter, which a base and
+    its views share (a view reads its base's: ``views.py``), and stamps the memory's root with
+    the clock; a ``.data`` alias (``_version`` None), and a view of one, is not logged."""
     base = tensor if tensor._base is None else tensor._base
-    version = max(tensor._version, base._version or 0) + 1
-    tensor._version = version
-    if base is not tensor and base._version is not None:
-        base._version = version
-    share_version(base, version)
+    if base._version is None:
+        return
+    base._version += 1
     _stamp(tensor._data)
-
-
-def share_version(base, version):
-    """A base and its views share one version counter, as in PyTorch: every live view (the
-    weak list ``mark_view`` keeps on the base) takes the base's new version. A view whose
-    history cannot follow a change of its memory (one of ``unbind``'s, or one made under
-    ``no_grad``) is made stale: a backward through it raises, as PyTorch's does."""
-    for ref in base.__dict__.get("_views", ()):
-        view = ref()
-        if view is not None and view._version is not None:
-            view._version = version
-            if view.requires_grad and ("_multi_output" in view.__dict__
-                                       or "_no_grad_view" in view.__dict__):
-                from .inplace import make_stale     # (inplace.py imports this module)
-                make_stale(view)
 
 
 def _stamp(array):

@@ -44,6 +44,7 @@ def run_with(path, sections, tmp_path):
     return grouped, harness.displayed_checks(answered)
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_solutions_pass_every_check(path, tmp_path):
     sections = harness.read_sections(harness.solutions_path(path))
@@ -61,16 +62,7 @@ def shows(secret, text):
     return re.search(r"(?<![\w.])" + re.escape(secret) + r"(?!\w|\.\d)", text) is not None
 
 
-# Check cells of lessons not converted yet whose output shows a right value on a first attempt
-# for a reason outside the check: the lesson engineer who converts the lesson removes them.
-KNOWN_LEAKS = {
-    "04.5": "the check cell checks keep_scale and δ_h together, and the graph of L_p drawn by "
-            "check_grads shows the dropout's output 1.25 · mask (keep_scale's answer) and, "
-            "since h = 1, the product c ⊙ h' that equals δ_h",
-    "06.2": "the check cell prints 2/64, kaiming_variance's answer",
-}
-
-
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
 def test_wrong_answers_fail_every_check(path, tmp_path):
     sections = harness.read_sections(harness.wrong_answers_path(path))
@@ -93,18 +85,11 @@ def test_wrong_answers_fail_every_check(path, tmp_path):
                                     f"({record['message'][:200]})")
             own = {y for r in grouped[ident] for y in r.get("yours", [])}
             for secret in record.get("secrets", []):
-                if len(secret) >= 2 and ident not in KNOWN_LEAKS and secret not in own and \
+                if len(secret) >= 2 and secret not in own and \
                         any(shows(secret, t) for t in texts):
                     problems.append(f"{ident}: a first attempt shows the right value "
                                     f"{secret[:60]!r}")
     assert not problems, "\n".join(problems)
-
-
-# Lessons whose check cells still compute or state their expected value (calls of check_value,
-# check_grads, ... with the answer in the cell). A lesson engineer who converts a lesson to
-# check("NN.k", ...) with its exercises in dagrad.exercises.lessons removes it here.
-NOT_YET_CONVERTED = {"00", "03", "04", "05", "06", "07", "08", "09", "10", "11",
-                     "12", "13", "14", "15", "16"}
 
 
 def check_cell_problem(source, ident):
@@ -145,11 +130,6 @@ def test_no_check_cell_computes_or_states_its_answer(path):
             why = check_cell_problem(source, ident)
             if why:
                 problems.append(f"check:{ident} {why}")
-    lesson = path.name[:2]
-    if lesson in NOT_YET_CONVERTED:
-        assert problems, (f"lesson {lesson}'s check cells are all check(\"NN.k\", ...): "
-                          f"remove it from NOT_YET_CONVERTED")
-        pytest.skip(f"lesson {lesson} is not converted yet ({len(problems)} check cells)")
     assert not problems, "\n".join(problems)
 
 

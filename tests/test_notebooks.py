@@ -71,6 +71,7 @@ def cells(path):
     return [(kind, text) for kind, text, _ in tagged_cells(path)]
 
 
+@pytest.mark.lesson
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
     """The blank notebook runs (raises CellExecutionError, with the cell and traceback, on any
@@ -79,7 +80,7 @@ def test_notebook_runs(path, tmp_path):
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
     records = harness.execute(nb, tmp_path / "checks.jsonl")
-    site_build.keep_executed(nb, path)           # tests/test_site.py builds the site from it
+    site_build.keep_executed(nb, path)           # tests/site/ builds the site from it
     assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
         "every exercise's check cell calls a check with exercise=<its id>, and no other id"
     answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]
@@ -106,6 +107,22 @@ def exercise_counts(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_carries_the_kernels_own_metadata(path):
+    """JupyterLab writes the running kernel's kernelspec and language_info into a notebook it
+    opens: a lesson committed with anything else ("Python 3" for "Python 3 (ipykernel)", no
+    language version) opens marked as modified before the student has done anything
+    (tests/viz/test_jupyterlab.py opens one). The python3 kernel's values, its Python's
+    version included."""
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+    assert metadata["kernelspec"] == {"display_name": spec.display_name,
+                                      "language": spec.language, "name": "python3"}
+    assert metadata["language_info"] == IPythonKernel.language_info
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_opens_with_its_lesson_and_has_checks(path):
     parts = cells(path)
     kind, first = parts[0]
@@ -120,7 +137,7 @@ def test_notebook_opens_with_its_lesson_and_has_checks(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_exercises_follow_the_protocol(path):
-    """Exercises are numbered 1, 2, ... in the lesson's text; exercise k is either checked (a
+    """Exercises are numbered 1, 2, ... in the order the lesson's text asks them; exercise k is either checked (a
     markdown cell with "Exercise k", the answer cell tagged `exercise:NN.k`, then a check cell
     tagged `check:NN.k` that calls check("NN.k", ...) or passes exercise="NN.k") or open-ended
     (its markdown says
@@ -155,7 +172,8 @@ def test_notebook_exercises_follow_the_protocol(path):
             assert match and MODEL_ANSWER in text and "</details>" in text, \
                 f"an open-ended exercise names its number and has a model answer:\n{text[:200]}"
             numbers.append(int(match.group(1)))
-    assert sorted(numbers) == list(range(1, len(numbers) + 1)), f"exercise numbers {numbers}"
+    assert numbers == list(range(1, len(numbers) + 1)), \
+        f"exercises are numbered 1, 2, ... in the order they appear: {numbers}"
     assert len(numbers) >= 3, "a few exercises"
 
 

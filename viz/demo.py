@@ -1,7 +1,8 @@
 """``python -m dagrad.viz demo --out DIR``: train a small MLP on the 8x8 digits and write three pictures.
 
 * ``mlp_graph.svg``: the compute graph of the trained model's loss on a batch of 8 digits, with
-  the value and the gradient δ on every edge and the layers as module clusters;
+  the value and the gradient δ on every edge and the layers as module clusters (opened in a
+  browser window narrower than the picture, it shrinks to the window's width);
 * ``two_layer_steps.html``: a two-layer network stepped through, forward then backward, one
   operation per frame (opens in any browser, no network needed);
 * ``gradient_flow.png``: the gradient norm of every layer at every training step, for the
@@ -18,6 +19,7 @@ from dagrad.autograd.recording import record
 from .draw import draw
 from .gradflow import GradNorms
 from .player import player
+from .render import fit_to_window, svg
 from .saving import save
 from .steps import steps
 
@@ -86,7 +88,7 @@ def gradient_flow(runs):
     axes = fig.subplots(1, len(runs), sharey=True)
     for axis, (title, norms) in zip(np.atleast_1d(axes), runs):
         grad_norms(norms, ax=axis, title=title)
-    fig.suptitle("Gradient flow: ‖∂L/∂θ‖ of each layer (layer 0 is next to the input)")
+    fig.suptitle("Gradient flow: ‖∂L/∂θ‖ of each layer (the first is next to the input)")
     return fig
 
 
@@ -102,8 +104,11 @@ def main(out="demo_output", epochs=12):
     _, sigmoid_norms, sigmoid_history = train("sigmoid", X_train, y_train, X_val, y_val, epochs)
 
     os.makedirs(out, exist_ok=True)
+    graph_path = os.path.join(out, "mlp_graph.svg")
+    with open(graph_path, "w", encoding="utf-8") as f:
+        f.write(fit_to_window(svg(mlp_graph(model, X_val, y_val))))
     paths = {
-        "mlp_graph.svg": save(mlp_graph(model, X_val, y_val), os.path.join(out, "mlp_graph.svg")),
+        "mlp_graph.svg": graph_path,
         "two_layer_steps.html": save(two_layer_steps(),
                                      os.path.join(out, "two_layer_steps.html")),
         "gradient_flow.png": save(gradient_flow([

@@ -5,17 +5,18 @@ Reading the picture:
 
 * operations are white rounded boxes; parameters orange, inputs that require a gradient blue,
   constants grey and dashed, the output green; a collapsed module is a purple 3-D box;
-* an edge's label is the tensor flowing forward (shape; values in full when it has at most 8
-  elements, else its mean and norm) and, with ``grads=True``, the gradient δ flowing back along
+* an edge's label is the tensor flowing forward (shape; values in full when they are few, else
+  their root mean square) and, with ``grads=True``, the gradient δ flowing back along
   that one edge; a tensor used twice has two edges with their own δ, and its node shows their
   sum Σδ (multiple use: sum the incoming δ's);
 * edge colour and width follow the root mean square of δ, √mean(δ²), on a log scale (legend
   at the bottom; the seed δ = 1 into the output does not set the range): vanishing gradients
   are dark purple and thin, large ones green and thick, zero ones grey and dashed.
 
-Labels stay short: a tensor with at most 3 elements is written in full, a larger one as its
-shape and one number (its root mean square, the statistic of the colour scale); the full values
-are in each box's and edge's tooltip (hover).
+Labels stay short: a tensor of at most 16 elements and at most 8 numbers a line (a matrix is
+written one line per row) is written in full, a larger one as its shape and one number (its root
+mean square, the statistic of the colour scale); the full values are in each box's and edge's
+tooltip (hover).
 """
 import warnings
 
@@ -39,7 +40,8 @@ KIND_NAMES = {"op": "operation", "param": "parameter", "input": "input (needs δ
               "data": "data (no δ)", "const": "constant", "output": "output",
               "box": "module (collapsed)"}
 SHORT = 16                 # edge and box labels write tensors of at most this many elements
-                           # in full (a matrix one line per row), larger ones as their rms
+                           # in full (a matrix one line per row, at most labels.ROW numbers a
+                           # line), larger ones as their rms
 
 
 class Options:
@@ -154,13 +156,16 @@ def render(graph, options, timeline=None, emphasis=None):
     fan_in = {}
     for s, d, *_ in edges:
         fan_in[d] = fan_in.get(d, 0) + 1
+    boxes = {item.key: item for item in layout.items}
     for k, (src, dst, g, group) in enumerate(edges):
         attrs, rows = _edge_attrs(graph, g, group, scale, options, timeline)
         tip = attrs.pop("vz_tip", None)
         if emphasis is not None:
             attrs, rows = _emphasised(attrs, rows, emphasis.edge(group))
         attrs["id"] = f"vz_e{k}"
-        if fan_in[dst] > 1 and "label" in attrs:
+        if "label" in attrs and _enters_a_cluster_from_a_leaf(boxes[src], boxes[dst]):
+            attrs["xlabel"] = attrs.pop("label")
+        elif fan_in[dst] > 1 and "label" in attrs:
             attrs["decorate"] = "true"        # a line ties each label to its own edge
         if timeline is not None:
             sent = max((timeline.sent_at.get(i, 0) for i in group), default=0)
@@ -175,6 +180,18 @@ def render(graph, options, timeline=None, emphasis=None):
         if legend:
             dot.attr(label=legend)
     return dot
+
+
+def _enters_a_cluster_from_a_leaf(src, dst):
+    """Does this edge run from a leaf outside the destination's cluster into it (a weight
+    shared by the columns of ``viz.time_step``, or by several modules)? Such an edge often
+    crosses the cluster's own edges on its way in, and a label that takes a place in the
+    layout (Graphviz puts it on a node of its own in the gap between ranks) can land beside
+    one of those instead of its own edge. Its label is then an ``xlabel``, placed beside the
+    edge once the edge is routed (tests/viz/edge_geometry.py), and not decorated: the line
+    that ties a label to its edge would cross the label here."""
+    leaf = src.node is not None and src.node.kind in ("param", "input", "const")
+    return leaf and dst.cluster is not None and src.cluster != dst.cluster
 
 
 class Emphasis:

@@ -21,6 +21,7 @@ class GradNorms:
 
     ``model``: an ``nn.Module`` or ``{name: parameter}``. Parameters are grouped into layers by
     their module path (``"0.weight"`` and ``"0.bias"`` form layer ``"0"``), in model order.
+    ``labels`` names each layer for a legend by its module: ``"0: Linear 64→64"``.
     """
 
     def __init__(self, model):
@@ -30,6 +31,9 @@ class GradNorms:
             raise ValueError("GradNorms: the model has no parameters")
         self.params = {name: [] for name, _ in items}
         self._handles = [p.register_hook(self._recorder(name)) for name, p in items]
+        modules = dict(model.named_modules()) if hasattr(model, "named_modules") else {}
+        self.labels = {layer: f"{layer}: {describe(modules[layer])}" if layer in modules
+                       else f"layer {layer}" for layer in self._layer_params()}
 
     def _recorder(self, name):
         record = self.params[name]
@@ -40,14 +44,18 @@ class GradNorms:
                 record.append(float(np.sqrt(np.sum(g * g))))
         return hook
 
-    @property
-    def layers(self):
-        """{layer path: [norm at each backward]}, layers in model order."""
+    def _layer_params(self):
+        """{layer path: [the norm lists of its parameters]}, layers in model order."""
         groups = {}
         for name, norms in self.params.items():
             groups.setdefault(name.rpartition(".")[0] or name, []).append(norms)
+        return groups
+
+    @property
+    def layers(self):
+        """{layer path: [norm at each backward]}, layers in model order."""
         result = {}
-        for layer, lists in groups.items():
+        for layer, lists in self._layer_params().items():
             steps = min(len(x) for x in lists)
             squares = np.sum([np.square(x[:steps]) for x in lists], axis=0)
             result[layer] = list(np.sqrt(squares)) if steps else []
@@ -69,6 +77,15 @@ class GradNorms:
     def __repr__(self):
         steps = max((len(v) for v in self.params.values()), default=0)
         return f"<viz.GradNorms: {len(self.layers)} layers, {steps} backward passes>"
+
+
+def describe(module):
+    """A module's class and, where it has them, its widths: ``Linear 64→10``, ``Conv2d 3→16``,
+    ``LayerNorm``."""
+    for into, out in (("in_features", "out_features"), ("in_channels", "out_channels")):
+        if hasattr(module, into) and hasattr(module, out):
+            return f"{type(module).__name__} {getattr(module, into)}→{getattr(module, out)}"
+    return type(module).__name__
 
 
 class inside_viz:

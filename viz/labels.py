@@ -4,6 +4,8 @@ import re
 import numpy as np
 
 FULL = 8          # tensors with at most this many elements are shown in full
+ROW = 8           # ... and a label line in full holds at most this many numbers: a (10,) bias
+                  # written out is a line as wide as a screen
 
 
 def number(x):
@@ -28,9 +30,12 @@ def array(a, full=FULL):
     """Small arrays in full (``[0.25, 1]``, nested for matrices), larger ones as one number:
     ``rms r``, the root mean square √mean(a²) (the statistic of viz's colour scale)."""
     a = np.asarray(a)
-    if a.size <= full:
-        return _nested(a)
-    af = a.astype(np.float64)
+    return _nested(a) if a.size <= full else summary(a)
+
+
+def summary(a):
+    """``rms r``: the root mean square √mean(a²) of ``a``."""
+    af = np.asarray(a).astype(np.float64)
     return f"rms {number(np.sqrt(np.mean(af * af)))}"
 
 
@@ -43,11 +48,16 @@ def _nested(a):
 def lines(a, full=FULL, prefix=""):
     """``array(a, full)`` as label lines: a matrix shown in full gets one line per row (leading
     axes of size 1 dropped), so a 4 x 4 tensor reads as a 4 x 4 block; everything else is one
-    line. ``prefix`` (e.g. ``"δ "``) starts the first line."""
+    line. A tensor whose line would hold more than ``ROW`` numbers is summarised (``rms r``)
+    whatever ``full`` says. ``prefix`` (e.g. ``"δ "``) starts the first line."""
     a = np.asarray(a)
     squeezed = a.reshape([n for n in a.shape if n != 1] or [])
-    if a.size > full or squeezed.ndim != 2 or squeezed.shape[0] == 1 or a.size <= 3:
-        return [prefix + array(a, full)]
+    as_rows = squeezed.ndim == 2 and squeezed.shape[0] > 1 and a.size > 3
+    widest = squeezed.shape[-1] if as_rows else a.size        # numbers on the longest line
+    if a.size > full or widest > ROW:
+        return [prefix + summary(a)]
+    if not as_rows:
+        return [prefix + _nested(a)]
     rows = [_nested(row) for row in squeezed]
     return [prefix + "[" + rows[0]] + rows[1:-1] + [rows[-1] + "]"]
 

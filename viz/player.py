@@ -10,7 +10,8 @@ from .svgview import PICTURE_STYLE, new_uid, page, view_html
 _STYLE = """
 #{uid} {{ font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: #222; }}
 #{uid} .vz-controls {{ display: flex; align-items: center; gap: 6px; margin: 4px 0 8px; }}
-#{uid} .vz-controls button {{ font-size: 14px; padding: 2px 10px; cursor: pointer; }}
+#{uid} .vz-controls button {{ font-size: 14px; padding: 2px 10px; cursor: pointer;
+  white-space: nowrap; }}
 #{uid} .vz-controls input[type=range] {{ flex: 1; max-width: 480px; }}
 #{uid} .vz-count {{ color: #555; min-width: 5em; }}
 #{uid} .vz-title {{ font-weight: bold; }}
@@ -19,6 +20,12 @@ _STYLE = """
   white-space: pre-wrap; }}
 #{uid}.vz-forward .vz-title {{ color: #1a5fb4; }}
 #{uid}.vz-backward .vz-title {{ color: #b71c1c; }}
+/* a phone: the buttons keep one row, the slider goes across the row below */
+@media (max-width: 600px) {{
+  #{uid} .vz-controls {{ flex-wrap: wrap; }}
+  #{uid} .vz-controls input[type=range] {{ order: 1; min-width: 100%; max-width: none;
+    margin: 4px 0; }}
+}}
 """
 
 _SCRIPT = """
@@ -91,7 +98,25 @@ _SCRIPT = """
     if (!step) return;
     stop(); show(current + step); e.preventDefault();
   }});
+  // The frame's text takes the height of the tallest frame's at this width, so stepping never
+  // moves the zoom buttons and the picture when one frame's text wraps onto more lines.
+  var lines = [title, formula, numbers], width = -1;
+  function reserve() {{
+    if (root.clientWidth === width) return;
+    width = root.clientWidth;
+    var tallest = lines.map(function (el) {{ el.style.minHeight = ""; return 0; }});
+    frames.forEach(function (f) {{
+      lines.forEach(function (el, k) {{
+        el.textContent = f[k + 1]; tallest[k] = Math.max(tallest[k], el.offsetHeight);
+      }});
+    }});
+    lines.forEach(function (el, k) {{ el.style.minHeight = tallest[k] + "px"; }});
+    show(current);
+    root.vzFitBox();
+  }}
   show(0);
+  reserve();
+  if ("ResizeObserver" in window) new ResizeObserver(reserve).observe(root);
   // The arrow keys work as soon as the player is on screen: it takes the keyboard focus when at
   // least half of it (or of the screen, for a tall one) comes into view, unless the reader is
   // typing (a text box, a notebook cell's editor), another picture in view has the focus, or

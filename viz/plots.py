@@ -83,10 +83,12 @@ def grad_norms(norms, ax=None, log=True, title="Gradient norm per layer"):
     layer light, on a log axis. Lines that fall by orders of magnitude towards the input
     layers show vanishing gradients; lines that blow up show exploding ones.
 
-    ``norms``: a ``viz.GradNorms`` or ``{layer: [norm at each step]}``.
+    ``norms``: a ``viz.GradNorms`` (each layer named by its module: ``0: Linear 64→64``) or
+    ``{layer: [norm at each step]}``.
     """
     layers = norms.layers if hasattr(norms, "layers") else dict(norms)
     layers = {k: v for k, v in layers.items() if len(v)}
+    names = getattr(norms, "labels", {})
     if not layers:
         raise ValueError("viz.plots.grad_norms: nothing recorded yet (run a backward pass)")
     fig, axes = _figure(ax, size=(7.0, 4.0))
@@ -96,7 +98,7 @@ def grad_norms(norms, ax=None, log=True, title="Gradient norm per layer"):
     for i, (name, values) in enumerate(layers.items()):
         colour = cmap(0.85 * i / max(len(layers) - 1, 1))
         axis.plot(np.arange(1, len(values) + 1), values, color=colour, lw=1.2,
-                  label=f"layer {name}")
+                  label=names.get(name, f"layer {name}"))
     if log:
         axis.set_yscale("log")
     axis.set_xlabel("training step (backward pass)")

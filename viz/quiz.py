@@ -148,34 +148,48 @@ SCRIPT = """
     score.textContent = "Your answers: " + right + " right, " + wrong + " wrong, " + shown +
       " shown (of " + asked.length + " δ's asked).";
   }}
+  // What the feedback line says: "right", "wrong" (with what a wrong value looks like),
+  // "shown", "late" (typed after show) or "count" (not the δ's number of elements).
+  function message(q, kind, typed, hint) {{
+    var rule = "\\nThe rule: " + q.rule;
+    if (kind === "right") return "\\u2713 right: " + q.name + " = " + q.right + rule;
+    if (kind === "wrong") return "\\u2717 wrong: you wrote " + typed + ". " +
+      (hint ? hint + " " : "") + "Try again, or press show." + rule;
+    if (kind === "shown") return q.name + " = " + q.right + " (shown)" + rule;
+    if (kind === "late") return q.name + " = " + q.right + " was shown: a value typed now " +
+      "is not counted." + rule;
+    return (q.values.length > 1 ? "This δ has " + q.values.length + " elements: type " +
+      q.values.length + " numbers, such as [1, 2" + (q.values.length > 2 ? ", …]" : "]") :
+      "Type one number") + ", then press check.";
+  }}
+  var SIGN = "It has the wrong sign.";
+  function swapped(q, other) {{
+    return "That is " + other.name + ", the δ this operation sends to its other input: the " +
+      "question is " + q.name + ".";
+  }}
   function looksLike(q, got) {{
     var other = q.others.filter(function (o) {{ return close(got, o.values); }})[0];
-    if (other) return "That is " + other.name + ", the δ this operation sends to its other " +
-      "input: the question is " + q.name + ".";
-    if (close(got, q.values.map(function (v) {{ return -v; }}))) return "It has the wrong sign.";
+    if (other) return swapped(q, other);
+    if (close(got, q.values.map(function (v) {{ return -v; }}))) return SIGN;
     return "";
   }}
   function answer(k, reveal) {{
     var q = asked[k], item = items[k], box = item.querySelector("input");
     var feedback = item.querySelector(".vz-q-feedback");
-    var rule = "\\nThe rule: " + q.rule;
     if (reveal) {{
       if (state[k] !== "right") state[k] = "shown";
       item.classList.remove("vz-wrong");
-      feedback.textContent = q.name + " = " + q.right + " (shown)" + rule;
+      feedback.textContent = message(q, "shown");
       refresh();
       return;
     }}
     if (state[k] === "shown") {{
-      feedback.textContent = q.name + " = " + q.right + " was shown: a value typed now is " +
-        "not counted." + rule;
+      feedback.textContent = message(q, "late");
       return;
     }}
     var got = parse(box.value);
     if (got === null || got.length !== q.values.length) {{
-      feedback.textContent = (q.values.length > 1 ? "This δ has " + q.values.length +
-        " elements: type " + q.values.length + " numbers, such as [1, 2" +
-        (q.values.length > 2 ? ", …]" : "]") : "Type one number") + ", then press check.";
+      feedback.textContent = message(q, "count");
       return;
     }}
     var right = close(got, q.values);
@@ -183,11 +197,54 @@ SCRIPT = """
     state[k] = right ? "right" : "wrong";
     item.classList.toggle("vz-right", right);
     item.classList.toggle("vz-wrong", !right);
-    var hint = right ? "" : looksLike(q, got);
-    feedback.textContent = right ? "\\u2713 right: " + q.name + " = " + q.right + rule :
-      "\\u2717 wrong: you wrote " + box.value.trim() + ". " + (hint ? hint + " " : "") +
-      "Try again, or press show." + rule;
+    feedback.textContent = right ? message(q, "right") :
+      message(q, "wrong", box.value.trim(), looksLike(q, got));
     refresh();
+  }}
+  // The panel keeps the height of its tallest frame at the player's width, every question
+  // measured with its longest answer (a wrong try, its hint and the rule): neither a question
+  // appearing nor its answer moves the picture below (measured again on a resize).
+  var panel = root.querySelector(".vz-quiz"), panelWidth = -1;
+  var panelFrames = asked.map(function (q) {{ return q.frame; }});
+  notes.forEach(function (n) {{
+    panelFrames = panelFrames.concat(n.dataset.frames.split(" ").map(Number));
+  }});
+  function longestAnswers(q) {{
+    var hints = q.others.map(function (o) {{ return swapped(q, o); }}).concat([SIGN]);
+    return ["right", "shown", "late", "count"].map(function (kind) {{ return message(q, kind); }})
+      .concat(hints.map(function (h) {{ return message(q, "wrong", q.right, h); }}));
+  }}
+  function reservePanel() {{
+    if (!panel.offsetWidth || panel.offsetWidth === panelWidth) return;
+    panelWidth = panel.offsetWidth;
+    panel.style.minHeight = "";
+    var kept = [];
+    items.forEach(function (item, k) {{
+      var feedback = item.querySelector(".vz-q-feedback"), tallest = -1, chosen = "";
+      kept.push(feedback.textContent);
+      item.classList.add("vz-current");
+      longestAnswers(asked[k]).forEach(function (text) {{
+        feedback.textContent = text;
+        if (item.offsetHeight > tallest) {{ tallest = item.offsetHeight; chosen = text; }}
+      }});
+      feedback.textContent = chosen;
+    }});
+    var tallest = 0;
+    panelFrames.forEach(function (f) {{
+      items.forEach(function (item, k) {{
+        item.classList.toggle("vz-current", asked[k].frame === f);
+      }});
+      notes.forEach(function (n) {{
+        n.classList.toggle("vz-current", n.dataset.frames.split(" ").indexOf(String(f)) >= 0);
+      }});
+      tallest = Math.max(tallest, panel.offsetHeight);
+    }});
+    items.forEach(function (item, k) {{
+      item.querySelector(".vz-q-feedback").textContent = kept[k];
+    }});
+    panel.style.minHeight = tallest + "px";
+    refresh();
+    root.vzFitBox();
   }}
   items.forEach(function (item, k) {{
     item.querySelector(".vz-q-check").onclick = function () {{ answer(k, false); }};
@@ -198,6 +255,8 @@ SCRIPT = """
   }});
   root.addEventListener("vz-frame", refresh);
   refresh();
+  reservePanel();
+  if ("ResizeObserver" in window) new ResizeObserver(reservePanel).observe(root);
 }})();
 """
 

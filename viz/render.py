@@ -1,9 +1,10 @@
 """Graphviz for graphs: the ``Digraph`` and ``dot`` run to SVG, PNG or PDF, with a bounded
 time (``viz.save``, in ``saving.py``, writes any picture to a file). The optional ``graphviz``
 package is imported here, when first needed."""
+import re
 import subprocess
 
-from .svgview import page, view_html
+from .svgview import PT_TO_PX, page, view_html
 
 INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph cannot be rendered to "
                "{fmt}. Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew "
@@ -71,3 +72,13 @@ def pipe(graph, fmt):
 def svg(graph):
     """The SVG text of a Digraph."""
     return pipe(graph, "svg").decode("utf-8")
+
+
+def fit_to_window(svg):
+    """``svg`` (from dot) for a file opened on its own in a browser: at its natural size where
+    the window is wide enough, shrunk to the window's width where it is not (dot writes a fixed
+    size in points, and a narrower window shows the picture cut off on the right)."""
+    def fitted(m):
+        width = float(m.group(1)) * PT_TO_PX
+        return f'<svg width="100%" style="max-width: {width:.0f}px; height: auto"'
+    return re.sub(r'<svg width="([\d.]+)pt" height="[\d.]+pt"', fitted, svg, count=1)

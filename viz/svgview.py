@@ -204,17 +204,26 @@ VIEW_SCRIPT = """
     root.querySelector(".vz-scale").textContent = Math.round(100 * s) + "%";
   }}
   function fitScale() {{ return Math.min(1, view.clientWidth / w); }}
+  // The box takes at most 80% of ``room`` and leaves room for what is above it in the view (a
+  // player's buttons, its frame's text, a quiz's questions, the zoom buttons): the whole view
+  // fits on the screen.
   function boxHeight(room) {{
-    view.style.height = Math.min(h * s + 20, Math.max(240, room * 0.8)) + "px";
+    var above = view.getBoundingClientRect().top - root.getBoundingClientRect().top;
+    view.style.height = Math.min(h * s + 20,
+                                 Math.max(240, Math.min(room * 0.8, room - above - 8))) + "px";
   }}
-  function start() {{
-    s = Math.max(fitScale(), Math.min(1, readable));
-    apply(); boxHeight(window.innerHeight);
+  function fitBox() {{
+    boxHeight(window.innerHeight);
     // in a notebook the page scrolls inside a panel lower than the window: the box fits in it
     var scroller = pageScroller();
     if (scroller !== (document.scrollingElement || document.documentElement)) {{
       boxHeight(Math.min(window.innerHeight, scroller.clientHeight));
     }}
+  }}
+  root.vzFitBox = fitBox;       // again when what is above the box changes height
+  function start() {{
+    s = Math.max(fitScale(), Math.min(1, readable));
+    apply(); fitBox();
     view.scrollLeft = 0; view.scrollTop = 0;
   }}
   function zoom(f, cx, cy) {{

@@ -1,7 +1,7 @@
 """Build the static site: every lesson executed (outputs, pictures and players included), the
 README as the home page, the pages of docs/, and a lesson map.
 
-    python website/build.py [--out build/site] [--reuse DIR] [--jobs 2]
+    python -m website.build [--out build/site] [--reuse DIR] [--jobs 2]     (from the checkout)
 
 Steps: stage the pages in build/site-src/pages (README.md -> index.md with its links made
 site-relative, docs/*.md and docs/images), execute each notebooks/NN_*.ipynb into
@@ -12,24 +12,33 @@ website/mkdocs.yml (MkDocs, Material theme, mkdocs-jupyter).
 
 ``--reuse DIR``: an executed copy ``DIR/<stem>.ipynb`` whose recorded source digest matches the
 lesson as it is now is used instead of executing it again (the test suite executes every lesson
-already; tests/test_site.py builds from those copies). Without it every lesson is executed.
+already; tests/site/ builds from those copies). Without it every lesson is executed.
+
+It says what it does as it goes: a line per stage and per lesson, with the time taken and, for
+a lesson, the CPU time its kernel used (which a busy machine does not inflate as it does the
+time on the clock). After ``mkdocs build`` the search index gets the lessons' formulas as plain
+text (website/plain_math.py), so a search result never shows raw TeX.
 """
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
 import pathlib
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+from website import plain_math
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HERE = ROOT / "website"
-CELL_TIMEOUT = 300
+CELL_TIMEOUT = 300       # a hung cell fails the build (and the notebook tests), not stalls them
 DIGEST_KEY = "dagrad_source_sha256"      # notebook metadata: the digest of the lesson executed
 
 
@@ -44,24 +53,62 @@ def lessons():
 
 
 def source_digest(path):
-    """sha256 of a lesson file as committed (what an executed copy must have been made from)."""
-    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+    """sha256 of a lesson file as committed and of the library that runs it: what an executed
+    copy must have been made from (its pictures and players are the library's HTML, so a copy
+    made before a change to viz/ shows the old player)."""
+    return hashlib.sha256(pathlib.Path(path).read_bytes() + library_digest()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def library_digest():
+    """sha256 (bytes) of every Python file of the dagrad package: the folders pyproject.toml
+    maps into it, each file by its path and its bytes."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders = sorted(set(config["tool"]["setuptools"]["package-dir"].values()))
+    digest = hashlib.sha256()
+    for folder in folders:
+        for source in sorted((ROOT / folder).rglob("*.py")):
+            digest.update(source.relative_to(ROOT).as_posix().encode() + b"\0")
+            digest.update(source.read_bytes())
+    return digest.digest()
+
+
+# The kernel's own log shows errors only: at every start it warns that it "is running over TCP
+# without encryption". Its sockets are on the loopback interface of this machine and every
+# message is signed with the connection's key; that warning, seventeen times, is all a build
+# would print otherwise.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+def notebook_client(nb, folder):
+    """nbclient's client running ``nb`` on the python3 kernel, from ``folder``, quietly."""
+    import nbclient
+    return nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                   resources={"metadata": {"path": str(folder)}},
+                                   extra_arguments=QUIET_KERNEL)
 
 
 def execute(path, out_path):
     """Execute lesson ``path`` in a fresh kernel, in a temporary folder (the lesson's files go
-    there: ``DAGRAD_OUTPUT``), and write the executed notebook to ``out_path`` atomically."""
-    import nbclient
+    there: ``DAGRAD_OUTPUT``), and write the executed notebook to ``out_path`` atomically.
+    Returns (seconds taken, CPU seconds of the kernel)."""
     import nbformat
+    start, cpu = time.monotonic(), children_cpu()
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory(prefix=f"dagrad_{path.stem}_") as work:
         env = dict(os.environ, DAGRAD_OUTPUT=work)
-        client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                         resources={"metadata": {"path": work}})
-        client.execute(env=env)
+        notebook_client(nb, work).execute(env=env)
     nb.metadata[DIGEST_KEY] = source_digest(path)
     write_atomically(nb, out_path)
-    return out_path
+    return time.monotonic() - start, children_cpu() - cpu
+
+
+def children_cpu():
+    """CPU seconds (user + system) of this process's finished children: a lesson's kernel once
+    it has stopped."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 EXECUTED = ROOT / "build" / "executed"       # executed lessons the test suite keeps for reuse
@@ -100,8 +147,8 @@ def reusable(path, reuse_dir):
 
 
 def execute_lessons(dest, reuse_dir=None, jobs=2):
-    """Every lesson executed into ``dest``: reused copies first, the rest ``jobs`` at a time.
-    Returns {stem: "reused" | "executed"}."""
+    """Every lesson executed into ``dest``: reused copies first, the rest ``jobs`` at a time,
+    a line each as it finishes. Returns {stem: "reused" | "executed"}."""
     dest.mkdir(parents=True, exist_ok=True)
     done, todo = {}, []
     for path in lessons():
@@ -111,12 +158,23 @@ def execute_lessons(dest, reuse_dir=None, jobs=2):
             done[path.stem] = "reused"
         else:
             todo.append(path)
+    if done:
+        say(f"lessons: {len(done)} reused, executed earlier from the same source ({reuse_dir})")
+    if todo:
+        say(f"lessons: executing {len(todo)}, {max(1, jobs)} at a time, each in a fresh kernel")
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(execute, path, dest / path.name): path for path in todo}
-        for future in concurrent.futures.as_completed(futures):
-            future.result()                      # a failing lesson fails the build, with its cell
-            done[futures[future].stem] = "executed"
+        for k, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            seconds, cpu = future.result()      # a failing lesson fails the build, with its cell
+            stem = futures[future].stem
+            done[stem] = "executed"
+            say(f"  {k:2}/{len(todo)} {stem:<26} {seconds:4.0f} s  (its kernel's CPU: {cpu:.0f} s)")
     return done
+
+
+def say(line):
+    """One line of the build's progress, printed at once (a build takes minutes)."""
+    print(f"site: {line}", flush=True)
 
 
 def lesson_heading(path):
@@ -193,6 +251,7 @@ def stage(staging, reuse_dir, jobs):
         shutil.copyfile(page, pages / page.name)
     shutil.copytree(ROOT / "docs" / "images", pages / "images")
     shutil.copytree(HERE / "assets", pages / "assets")
+    shutil.copytree(HERE / "overrides", staging / "overrides")
     shutil.copytree(mathjax_dir(), pages / "assets" / "mathjax", ignore=MATHJAX_UNUSED)
     ran = execute_lessons(pages / "lessons", reuse_dir, jobs)
     (pages / "lessons" / "index.md").write_text(lesson_map(), encoding="utf-8")
@@ -231,12 +290,32 @@ def build(out, reuse_dir=None, jobs=2, staging=None):
     """Stage, execute and build the site into ``out``; returns (lesson run record, seconds)."""
     start = time.monotonic()
     staging = pathlib.Path(staging or ROOT / "build" / "site-src")
+    say(f"staging the home page, {len(list((ROOT / 'docs').glob('*.md')))} documentation pages "
+        f"and MathJax in {staging}")
     ran = stage(staging, reuse_dir, jobs)
     out = pathlib.Path(out).resolve()
+    began = time.monotonic()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")    # Material's notice about MkDocs 2
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean",
                     "-f", str(staging / "mkdocs.yml"), "-d", str(out)], check=True, env=env)
+    formulas = plain_search_index(out / "search" / "search_index.json")
+    say(f"mkdocs build (Material, mkdocs-jupyter): {time.monotonic() - began:.0f} s; "
+        f"{formulas} formulas in the search index written as plain text")
     return ran, time.monotonic() - start
+
+
+def plain_search_index(path):
+    """Rewrite the search index at ``path`` with the lessons' formulas as plain text (the pages
+    typeset them with MathJax; the index holds the TeX); returns how many were rewritten."""
+    index = json.loads(path.read_text(encoding="utf-8"))
+    count = 0
+    for doc in index["docs"]:
+        if doc["location"].startswith("lessons/"):
+            for key in ("title", "text"):
+                count += len(plain_math.FORMULA.findall(doc[key]))
+                doc[key] = plain_math.plain(doc[key])
+    path.write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
+    return count
 
 
 def main(argv=None):
@@ -247,8 +326,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     ran, seconds = build(args.out, args.reuse, args.jobs)
     executed = sum(1 for how in ran.values() if how == "executed")
-    print(f"site: {len(ran)} lessons ({executed} executed, {len(ran) - executed} reused) "
-          f"-> {args.out}/index.html in {seconds:.0f} s")
+    say(f"{len(ran)} lessons ({executed} executed, {len(ran) - executed} reused) -> "
+        f"{args.out}/index.html in {seconds / 60:.1f} min, {cpu_minutes():.1f} CPU-minutes")
+
+
+def cpu_minutes():
+    """CPU minutes (user + system) of this process and its finished children so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return (own.ru_utime + own.ru_stime + children_cpu()) / 60
 
 
 if __name__ == "__main__":

@@ -5,17 +5,14 @@ import math
 
 import numpy as np
 
-from ..dtypes import floating, scalar_array, to_float
+from ..dtypes import floating, to_float
 from ..function import Function
 from ..lazy_grads import LazyGrad
 from ..xp import sigmoid_array
 
 
 class Tanh(Function):
-    """y = tanh x;   dy/dx = 1 - y²
-
-    (the 1 is a cached 0-d array of y's dtype: NumPy converts a Python number on every use,
-    0.35 µs, a third of this formula's time on a small tensor)"""
+    """y = tanh x;   dy/dx = 1 - y²"""
 
     dtype_rule = to_float
 
@@ -28,7 +25,7 @@ class Tanh(Function):
 
     def backward(ctx, grad):
         y, = ctx.saved
-        return grad * (scalar_array(1.0, y.dtype) - y * y)
+        return grad * (1 - y * y)
 
 
 def tanh(x):
@@ -37,7 +34,7 @@ def tanh(x):
 
 
 class Sigmoid(Function):
-    """y = σ(x) = 1/(1 + e^(-x));   dy/dx = y (1 - y)   (σ'(0) = 0.25; the 1 as in ``Tanh``)"""
+    """y = σ(x) = 1/(1 + e^(-x));   dy/dx = y (1 - y)   (σ'(0) = 0.25)"""
 
     dtype_rule = to_float
 
@@ -50,7 +47,7 @@ class Sigmoid(Function):
 
     def backward(ctx, grad):
         y, = ctx.saved
-        return grad * y * (scalar_array(1.0, y.dtype) - y)
+        return grad * y * (1 - y)
 
 
 def sigmoid(x):

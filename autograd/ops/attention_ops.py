@@ -67,7 +67,7 @@ class AttentionProbs(Function):
         q, k, p = ctx.saved
         need_q, need_k, need_mask = (ctx.needs_input_grad + (False,))[:3]   # mask optional
         dz = grad * p
-        if ctx.differentiable:
+        if ctx.create_graph:
             dz = dz - p * dz.sum(axis=-1, keepdims=True)
         else:                                 # the same, reusing dz's buffer
             dz -= p * sum_last(dz)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import make_tensor
 
 
 class Cast(Function):
@@ -24,7 +24,7 @@ def cast(x, dtype):
     if x.dtype == dtype:
         return x
     if x.requires_grad and not np.issubdtype(dtype, np.floating):
-        return Tensor._make(x._data.astype(dtype), None)
+        return make_tensor(x._data.astype(dtype), None)
     return Cast.apply(x, dtype=dtype)
 
 

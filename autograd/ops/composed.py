@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..args import normalize_dim
-from ..tensor import Tensor, raw_data
+from ..tensor import make_tensor, raw_data, Tensor
 from . import cast, elementary, indexing, linalg, piecewise
 from . import shape as shape_ops   # "shape" is a local name below
 
@@ -42,7 +42,7 @@ def _piecewise_constant(x, values):
     PyTorch it stays in the graph when ``x`` requires grad (``where`` with a mask that never
     picks ``x`` gives exactly that zero gradient)."""
     if not x.requires_grad:
-        return Tensor._make(values, None)
+        return make_tensor(values, None)
     return piecewise.where(np.zeros(x.shape, dtype=bool), x, values)
 
 
@@ -74,7 +74,7 @@ def argsort(x, dim=-1, descending=False, stable=False):
     d = normalize_dim(dim, x.ndim, "argsort")
     data = -x._data if descending else x._data
     order = np.argsort(data, axis=d, kind="stable" if stable or descending else None)
-    return Tensor._make(order.astype(np.int64), None)
+    return make_tensor(order.astype(np.int64), None)
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -93,7 +93,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
         raise ValueError(f"topk: k={k} is out of range for dimension {dim} of shape "
                          f"{tuple(x.shape)}")
     indices = argsort(x, d, descending=largest, stable=True)
-    indices = Tensor._make(np.take(indices._data, np.arange(k), axis=d), None)
+    indices = make_tensor(np.take(indices._data, np.arange(k), axis=d), None)
     return SortResult(indexing.gather(x, d, indices), indices)
 
 
@@ -105,9 +105,9 @@ def cumsum(x, dim, dtype=None):
     if dtype is not None:
         x = cast.cast(x, dtype)
     if not np.issubdtype(x.dtype, np.floating):
-        return Tensor._make(np.cumsum(x._data, axis=d), None)
+        return make_tensor(np.cumsum(x._data, axis=d), None)
     n = x.shape[d] if x.ndim else 1
-    upper = Tensor._make(np.triu(np.ones((n, n), dtype=x.dtype)), None)
+    upper = make_tensor(np.triu(np.ones((n, n), dtype=x.dtype)), None)
     moved = shape_ops.transpose(x, d, -1) if x.ndim > 1 else x
     out = linalg.matmul(moved if x.ndim else shape_ops.reshape(x, 1), upper)
     return shape_ops.transpose(out, d, -1) if x.ndim > 1 else shape_ops.reshape(out, x.shape)

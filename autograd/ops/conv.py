@@ -300,7 +300,7 @@ class Conv2d(Function):
         x, weight = ctx.saved
         xp, win, groups = ctx.xp, ctx.win, ctx.groups
         need_x, need_w, need_b = (ctx.needs_input_grad + (False,))[:3]   # bias optional
-        if not ctx.differentiable:
+        if not ctx.create_graph:
             return _conv_backward_arrays(grad, x, weight, ctx.cols, win, groups, ctx.blocks,
                                          need_x, need_w, need_b)
         # differentiable path: the same formulas with recorded unfold/fold/matmul

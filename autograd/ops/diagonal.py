@@ -15,9 +15,9 @@ import numpy as np
 from ..args import normalize_dim
 from ..dtypes import promote_inputs
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import make_tensor
+from ..views import mark_view
 from .piecewise import where
-from .shape import mark_view
 
 
 def diagonal_array(x, offset, dim1, dim2):
@@ -128,7 +128,7 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     shape = list(x.shape[:-1])
     for d in sorted((d1, d2)):
         shape.insert(d, size)
-    zeros = Tensor._make(np.zeros(shape, dtype=x.dtype), None)
+    zeros = make_tensor(np.zeros(shape, dtype=x.dtype), None)
     return DiagonalScatter.apply(zeros, x, offset=int(offset), dim1=d1, dim2=d2)
 
 

@@ -15,9 +15,9 @@ from ..function import Function
 from ..lazy_grads import SliceGrad
 from ..scalars import checked_fill_value
 from ..tensor import Tensor
-from ..xp import _is_basic
+from ..views import mark_view
+from ..xp import is_basic
 from .piecewise import Where
-from .shape import mark_view
 
 
 class GetItem(Function):
@@ -32,7 +32,7 @@ class GetItem(Function):
     def forward(ctx, x, index):
         _keep_index(ctx, index)
         ctx.in_shape = x.shape
-        ctx.returns_view = _is_basic(index)      # index arrays copy
+        ctx.returns_view = is_basic(index)      # index arrays copy
         out = x[index]
         if isinstance(out, np.generic):   # every dimension indexed by an int: a 0-d view of x
             out = x[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
@@ -42,7 +42,7 @@ class GetItem(Function):
         "x": "δ_x = δ_out, put back at the indexed places (0 elsewhere, repeated indices add up)"}
 
     def backward(ctx, grad):
-        if not ctx.differentiable and _is_basic(ctx.index):
+        if not ctx.create_graph and is_basic(ctx.index):
             return SliceGrad(grad, ctx.index, ctx.in_shape)
         return ctx.xp.unindex(grad, ctx.index, ctx.in_shape)
 
@@ -53,7 +53,7 @@ class GetItem(Function):
 def _keep_index(ctx, index):
     """``ctx.index`` for backward: a basic index (ints, slices) is a plain attribute, one with
     index arrays is saved (checked for in-place writes and freed after backward)."""
-    if _is_basic(index):
+    if is_basic(index):
         ctx.index = index
     else:
         ctx.save(index=index)
@@ -65,7 +65,7 @@ class Unindex(Function):
     def forward(ctx, x, index, shape):
         _keep_index(ctx, index)
         out = np.zeros(shape, dtype=x.dtype)
-        if _is_basic(index):
+        if is_basic(index):
             out[index] = x
         else:
             np.add.at(out, index, x)
@@ -142,7 +142,7 @@ def getitem(x, index):
     index = _as_key(index, "indexing")
     try:
         out = GetItem.apply(x, index=index)
-        return mark_view(out, x, GetItem, index=index) if _is_basic(index) else out
+        return mark_view(out, x, GetItem, index=index) if is_basic(index) else out
     except IndexError as e:
         raise IndexError(f"indexing a tensor of shape {tuple(x.shape)}: "
                          f"{_pytorch_words(e, x)}") from None

@@ -60,7 +60,7 @@ class Normalize(Function):
 
     def backward(ctx, grad):
         x, weight = ctx.saved
-        if ctx.differentiable:                # x̂ and r as functions of x
+        if ctx.create_graph:                # x̂ and r as functions of x
             xhat, rstd = _moments(x, ctx.axes, ctx.eps)
         else:                                 # the same values, kept by forward
             xhat, rstd = ctx.xhat, ctx.rstd
@@ -128,7 +128,7 @@ class CrossEntropy(Function):
     def backward(ctx, grad):
         x, = ctx.saved
         xp = ctx.xp
-        if ctx.differentiable:                # softmax as a function of x
+        if ctx.create_graph:                # softmax as a function of x
             e = xp.exp(x - raw_data(x).max(axis=1, keepdims=True))
             p = e / e.sum(axis=1, keepdims=True)
         else:                                 # the same values, kept by forward
@@ -156,7 +156,7 @@ class CrossEntropy(Function):
 def _subtract_at(ctx, a, index, values):
     """a - (zeros with ``values`` at ``index``): in place on the fast path, recorded with
     ``unindex`` on the differentiable one."""
-    if ctx.differentiable:
+    if ctx.create_graph:
         return a - ctx.xp.unindex(values, index, a.shape)
     a[index] -= values
     return a

@@ -42,7 +42,7 @@ class MaxPool2d(Function):
     def backward(ctx, grad):
         win = ctx.win
         if tiles(win):
-            if not ctx.differentiable:
+            if not ctx.create_graph:
                 return TiledMaxGrad(samples_last(grad), ctx.by_column, ctx.by_row, win,
                                     ctx.positive)
             return _tile_max_grad_recorded(ctx.xp, grad, ctx.by_column, ctx.by_row, win)

@@ -13,7 +13,10 @@ from ..args import reduction
 from ..dtypes import floating, require_floating, to_float
 from ..function import Function
 from ..sums import sum_keep
-from ..tensor import Tensor, raw_data
+from ..tensor import make_tensor, raw_data, Tensor
+from .cast import cast
+from .piecewise import Where, maximum, minimum
+from .shape import Transpose
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
@@ -124,6 +127,25 @@ class Prod(Function):
         return _expand_grad(ctx, grad) * ctx.xp.prod_others(x, ctx.axis)
 
 
+def prod_others(x, axis):
+    """pᵢ = Π_{j≠i} xⱼ as recorded operations (``ctx.xp.prod_others`` under
+    ``create_graph=True``): row i of an n×n matrix holds x with xᵢ replaced by 1, and each
+    row's product is pᵢ. O(n²) memory, so only the differentiable path uses it; it stays exact
+    where x has zeros (at any order)."""
+    moved = x.reshape(-1) if axis is None else Transpose.apply(x, axes=_to_last(x.ndim, axis))
+    n = moved.shape[-1]
+    rows = Where.apply(np.eye(n, dtype=bool), 1.0, moved.reshape(moved.shape[:-1] + (1, n)))
+    others = Prod.apply(rows, axis=rows.ndim - 1)
+    if axis is None:
+        return others.reshape(x.shape)
+    return Transpose.apply(others, axes=tuple(np.argsort(_to_last(x.ndim, axis))))
+
+
+def _to_last(ndim, axis):
+    """The permutation moving ``axis`` to the end."""
+    return tuple(a for a in range(ndim) if a != axis) + (axis,)
+
+
 class SafeSqrt(Function):
     """y = √v, the last step of std and of the 2-norm;   dy/dv = 1/(2y), taken as 0 where
     y = 0 (PyTorch's convention: std or norm of a constant input has gradient 0, not NaN)."""
@@ -228,7 +250,6 @@ def _accumulating(x, dtype):
         if x._data.dtype.kind not in "biu" or x._data.dtype == np.int64:
             return x
         dtype = np.int64
-    from .cast import cast
     return cast(x, dtype)
 
 
@@ -291,7 +312,7 @@ def _extreme(x, dim=None, keepdim=False, *, lowest):
                              keepdims=keepdim)
     if keepdim:
         indices = np.expand_dims(indices, dim)
-    return MaxResult(values, Tensor._make(np.asarray(indices, dtype=np.int64), None))
+    return MaxResult(values, make_tensor(np.asarray(indices, dtype=np.int64), None))
 
 
 _max_along = reduction("one", name="max")(functools.partial(_extreme, lowest=False))
@@ -303,7 +324,6 @@ def max(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise maximum of the two
     (``torch.max(a, b)``), as PyTorch."""
     if args and isinstance(args[0], Tensor):
-        from .piecewise import maximum
         return maximum(x, args[0])
     return _max_along(x, *args, **kwargs)
 
@@ -313,7 +333,6 @@ def min(x, *args, **kwargs):
     indices)`` along it; with a tensor in place of ``dim``, the elementwise minimum of the two
     (``torch.min(a, b)``)."""
     if args and isinstance(args[0], Tensor):
-        from .piecewise import minimum
         return minimum(x, args[0])
     return _min_along(x, *args, **kwargs)
 
@@ -353,7 +372,7 @@ def _arg(fn, x, dim, keepdim):
         out = np.reshape(out, (1,) * data.ndim) if keepdim else out
     else:
         out = fn(data, axis=dim, keepdims=keepdim)
-    return Tensor._make(np.asarray(out, dtype=np.int64), None)
+    return make_tensor(np.asarray(out, dtype=np.int64), None)
 
 
 @reduction()
@@ -378,7 +397,6 @@ def log_softmax(x, dim, dtype=None):
 def _converted(x, dtype):
     if dtype is None or x._data.dtype == np.dtype(dtype):
         return x
-    from .cast import cast
     return cast(x, dtype)
 
 

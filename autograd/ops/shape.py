@@ -1,14 +1,13 @@
 """Shape operations: they move elements around without changing them, so each backward just
 moves the gradient back (reshape back, transpose back, slice out, sum the copies)."""
-import weakref
-
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
 from ..dtypes import promote_inputs
 from ..function import Function
-from ..grad_mode import STATE
 from ..tensor import Tensor
+from ..views import mark_multi_output, mark_view
+from .indexing import getitem
 
 
 class Reshape(Function):
@@ -162,31 +161,6 @@ def reshape(x, *shape):
                            ) from None
 
 
-def mark_view(out, x, op, **attrs):
-    """Record that ``out`` = ``op.apply(x, **attrs)`` is a view of ``x`` when it shares x's
-    memory: ``out._base`` is the tensor that owns the memory (x, or x's own base), as PyTorch's
-    ``_base``; the base keeps a weak list of its views, so that an in-place change of the base
-    or of another view regenerates their histories (``inplace.regenerate_views``). As in
-    PyTorch, a view taken under ``no_grad`` of a tensor that requires grad requires grad too
-    (a leaf: no gradient flows back to ``x`` through it), and such a view (and any view of it)
-    is marked ``_no_grad_view``: an in-place change of it that the graph would record raises,
-    and so does a backward through it after its base changed (PyTorch forbids both)."""
-    if out is not x and np.may_share_memory(out._data, x._data):
-        base = x if x._base is None else x._base
-        out._base, out._view_of, out._view_op = base, x, (op, attrs)
-        if not STATE.enabled or x.__dict__.get("_no_grad_view"):
-            out._no_grad_view = True
-        if base._version is not None:
-            out._version = base._version      # one version counter for a base and its views
-        views = base.__dict__.setdefault("_views", [])
-        views.append(weakref.ref(out))
-        if len(views) % 64 == 0:
-            views[:] = [v for v in views if v() is not None]
-        if x.requires_grad and out.grad_fn is None:
-            out.requires_grad = True
-    return out
-
-
 def view(x, *shape):
     """``reshape`` that never copies (PyTorch's ``view``): a view whose layout cannot take the
     new shape without copying (``x.t().view(6)``) raises PyTorch's error.
@@ -265,15 +239,13 @@ def squeeze(x, dim=None):
 def unbind(x, dim=0):
     """The slices of ``x`` along ``dim``, as a tuple of tensors without that dimension:
     unbind(x, 0) = (x[0], x[1], ...); each slice's gradient goes back to its place."""
-    from .indexing import getitem
     d = normalize_dim(dim, x.ndim, "unbind")
     if x.ndim == 0:
         raise IndexError("unbind: dimension specified as 0 but tensor has no dimensions; a "
                          "0-d tensor has nothing to unbind")
     lead = (slice(None),) * d
     views = tuple(getitem(x, lead + (i,)) for i in range(x.shape[d]))
-    for view in views:       # PyTorch cannot regenerate them after an in-place change
-        view._multi_output = "unbind"
+    mark_multi_output(views, "unbind")      # PyTorch cannot regenerate them after a change
     return views
 
 

@@ -382,9 +382,10 @@ class SecondOrder:
         self.right, self.advice = right, advice
 
 
-SAVED_OUTPUT = ("Its forward saves its own output with ctx.save(y), as an input is saved: the "
-                "engine then treats y as a constant and cannot differentiate through it. Save "
-                "the output with ctx.save(output=y) (PyTorch: save_for_backward(output)).")
+SAVED_OUTPUT = ("Its forward saves its own output before another value: the output is known as "
+                "the last positional save, so here the engine treats y as a constant and cannot "
+                "differentiate through it. Save the output last, ctx.save(x, y), or by its "
+                "name, ctx.save(x, output=y) (PyTorch: save_for_backward(output)).")
 UNRECORDED = ("The engine recorded nothing it can differentiate: backward uses a NumPy "
               "function on grad or on a saved value (write it with operators and ctx.xp "
               "functions, so that the engine can record it), or reads a saved value the "

@@ -126,6 +126,9 @@ def size_factor(answer, expected, tol, sizes):
     """Off by exactly one of the problem's ``sizes`` ({"the batch size B": 4}): the 1/B of a
     mean left out, or applied twice."""
     c = factor(answer, expected, tol)
+    if c is None and answer.size == expected.size == 1 and np.isfinite(answer).all() and \
+            np.isfinite(expected).all() and np.abs(expected).min() > tol:
+        c = float(answer.reshape(-1)[0] / expected.reshape(-1)[0])   # one number: its ratio
     if c is None or not sizes:
         return None
     for words, n in sizes.items():

@@ -124,8 +124,8 @@ class FunctionForm:
                 yield was or f"saved value {k}", name, raw
 
     def saves_output_positionally(self, arrays):
-        """Does forward save its own output with ``ctx.save(y)`` (as an input is saved),
-        rather than ``ctx.save(output=y)``?"""
+        """Does forward save its own output positionally before another value (only the last
+        positional save is known as the output)?"""
         try:
             out, node = self._node(arrays)
         except StudentError:

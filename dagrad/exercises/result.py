@@ -53,6 +53,7 @@ class CheckResult:
         self.yours = [s for s in yours if s]
         self.diagnoses = list(diagnoses) if diagnoses is not None else [diagnosis]
         self.attempt, self.revealed, self.repeated = None, False, False
+        self.parts = None                  # an exercise's check: each part's own verdict
         self._svg = {}
         self._shown_in = None              # the IPython cell that displayed it
 

@@ -12,7 +12,8 @@ to a check after later cells reused the names or ran backward() judges the same 
 
 An exercise is a list of parts, each judging some of the answers:
 
-* ``Value(answer, expected, ...)``: a number or an array (or a function of an array, ``at=``);
+* ``Value(answer, expected, ...)``: a number or an array (or a function of an array, ``at=``;
+  or a piece of code the check runs, ``run=``);
 * ``Shape(answer, expected)``, ``Choice(answer, expected, options=...)``;
 * ``Grads({answer: tensor}, loss=...)``: hand-computed gradients, against the engine's;
 * ``Backward(answer, inputs=...)``: an operation the student wrote.
@@ -57,18 +58,20 @@ def _value(spec, given):
 
 class Value(Part):
     """A number or an array answer. ``at``: the answer is a function, judged by its values at
-    these points (``coords`` then names them by default, "x = 2.5")."""
+    these points (``coords`` then names them by default, "x = 2.5"). ``run``: the answer is a
+    piece of code (a function, a class), judged by the numbers ``run(given, answer)`` computes
+    with it (a misconception then gives the numbers a flawed piece computes)."""
 
-    def __init__(self, answer, expected, *, name=None, tol=1e-6, at=None, coords=None,
-                 misconceptions=(), rule=None, why=None, sizes=None, terms=None):
+    def __init__(self, answer, expected, *, name=None, tol=1e-6, at=None, run=None,
+                 coords=None, misconceptions=(), rule=None, why=None, sizes=None, terms=None):
         self.answers, self.expected, self.name, self.tol = (answer,), expected, name, tol
-        self.at, self.coords, self.misconceptions = at, coords, misconceptions
+        self.at, self.run, self.coords, self.misconceptions = at, run, coords, misconceptions
         self.rule, self.why, self.sizes, self.terms = rule, why, sizes, terms
 
     def judge(self, ident, values, given):
         answer = values[self.answers[0]]
         name = self.name or self.answers[0]
-        if not is_blank(answer) and self.at is not None:
+        if not is_blank(answer) and (self.at is not None or self.run is not None):
             answer = self._evaluate(answer, given, name)
             if isinstance(answer, CheckResult):
                 answer.exercise = ident
@@ -82,6 +85,8 @@ class Value(Part):
         return result
 
     def _evaluate(self, fn, given, name):
+        if self.run is not None:
+            return self._run(fn, given, name)
         points = _value(self.at, given)
         if not callable(fn):
             return CheckResult(False, f"{name} should be a function of x (e.g. lambda x: ...), "
@@ -92,6 +97,19 @@ class Value(Part):
         except Exception as e:          # the student's function: report it, never crash
             return CheckResult(False, f"Your {name} raised {type(e).__name__} on an array of "
                                f"points: {e}.", "error")
+
+    def _run(self, piece, given, name):
+        what = self.answers[0]
+        if not callable(piece):
+            return CheckResult(False, f"{what} should be a function (def ...), which the check "
+                               f"runs; yours is a {type(piece).__name__}.", "type")
+        try:
+            return self.run(given, piece)
+        except NotGiven:
+            raise
+        except Exception as e:          # the student's code: report it, never crash
+            return CheckResult(False, f"Your {what} raised {type(e).__name__} when the check "
+                               f"ran it: {e}.", "error")
 
 
 class Shape(Part):
@@ -236,10 +254,13 @@ class Backward(Part):
 
 class Exercise:
     """One exercise: its id ("02.3") and its parts. The check cell passes the answers in the
-    order of ``answer_names`` (the parts' answers, in order)."""
+    order of ``answer_names`` (the parts' answers, in order). ``builds_on``: the exercises
+    whose answers this one's answer uses (a student's engine built piece by piece); when it is
+    wrong and one of theirs, as the notebook holds it now, is wrong too, the check says to fix
+    that one first."""
 
-    def __init__(self, ident, *parts):
-        self.ident, self.parts = ident, parts
+    def __init__(self, ident, *parts, builds_on=()):
+        self.ident, self.parts, self.builds_on = ident, parts, tuple(builds_on)
         self.answer_names = tuple(a for p in parts for a in p.answers)
         if len(set(self.answer_names)) != len(self.answer_names):
             raise ValueError(f"exercise {ident}: an answer name appears twice in "
@@ -286,6 +307,13 @@ def check(ident, *answers, **named):
     """Judge the answers to exercise ``ident``: positionally in the order its definition
     lists them (``exercise(ident).answer_names``), or by name. Returns one ``CheckResult``
     for all its parts, shown in the cell (in Jupyter) and logged like every check."""
+    values = answer_values(ident, answers, named)
+    return finish(judge(ident, values), [values[n] for n in exercise(ident).answer_names])
+
+
+def answer_values(ident, answers, named):
+    """{answer name: value} of a check call's answers (positional, in the definition's order,
+    or named)."""
     ex = exercise(ident)
     names = ex.answer_names
     if len(answers) > len(names):
@@ -302,16 +330,65 @@ def check(ident, *answers, **named):
     if missing:
         raise TypeError(f"check({ident!r}, ...) needs the answers {', '.join(names)} in this "
                         f"order; missing: {', '.join(missing)}")
-    if all(is_blank(values[n]) for n in names):
-        return finish(CheckResult(False, NOT_ANSWERED, "not_answered", ident))
+    return values
+
+
+def judge(ident, values):
+    """The verdict on ``values`` ({answer name: value}) against exercise ``ident`` as set up
+    by ``given``, not counted, logged or shown (``check`` does that). ``result.parts`` holds
+    each part's own verdict, in the order of the definition."""
+    ex = exercise(ident)
+    if all(is_blank(values[n]) for n in ex.answer_names):
+        return CheckResult(False, NOT_ANSWERED, "not_answered", ident)
     g = GIVEN.get(ident, Given())
     try:
         results = [part.judge(ident, values, g) for part in ex.parts]
     except NotGiven:
-        return finish(CheckResult(False, f"Exercise {ident} is not set up yet: run the cells "
-                                  f"above it first (the one that ends with given({ident!r}, "
-                                  f"...)), then this one.", "not_set_up", ident))
-    return finish(combine(ident, ex.parts, results), [values[n] for n in names])
+        return CheckResult(False, f"Exercise {ident} is not set up yet: run the cells above "
+                           f"it first (the one that ends with given({ident!r}, ...)), then "
+                           f"this one.", "not_set_up", ident)
+    result = combine(ident, ex.parts, results)
+    if not result.ok and ex.builds_on:
+        _blame_earlier(result, earlier_not_right(ex))
+    return result
+
+
+def earlier_not_right(ex):
+    """The exercises ``ex`` builds on whose answers, as the notebook holds them now, are not
+    right (judged quietly: no attempt counted, nothing shown or logged). A blank answer is
+    not counted: the lesson then runs with its own stand-in."""
+    from .ladder import _ipython
+    ip = _ipython()
+    namespace = ip.user_ns if ip is not None else {}
+    wrong = []
+    for ident in ex.builds_on:
+        earlier = exercise(ident)
+        values = {n: namespace.get(n) for n in earlier.answer_names}
+        if all(is_blank(v) for v in values.values()):
+            continue
+        try:
+            results = [p.judge(ident, values, GIVEN.get(ident, Given()))
+                       for p in earlier.parts]
+        except Exception:             # not set up, or not judged here: not blamed
+            continue
+        if not all(r.ok for r in results):
+            wrong.append(ident)
+    return wrong
+
+
+def _blame_earlier(result, wrong):
+    """Name the earlier exercises in ``wrong`` first in ``result``'s hint."""
+    if not wrong:
+        return
+    many = len(wrong) > 1
+    listed = ", ".join(wrong[:-1]) + (" and " if many else "") + wrong[-1]
+    result.hint = (f"This exercise builds on exercise{'s' if many else ''} {listed}, whose "
+                   f"answer{'s are' if many else ' is'} not right yet: fix "
+                   f"{'them' if many else 'it'} first (run {'their' if many else 'its'} "
+                   f"check{'s' if many else ''} again to see what is wrong), then check this "
+                   f"one again. " + result.hint)
+    result.diagnosis = "earlier_exercise"
+    result.diagnoses = ["earlier_exercise"] + [d for d in result.diagnoses if d]
 
 
 def combine(ident, parts, results):
@@ -321,6 +398,7 @@ def combine(ident, parts, results):
         r.exercise = ident
     _swapped_parts(results)
     if len(results) == 1:
+        results[0].parts = [results[0]]
         return results[0]
     ok = all(r.ok for r in results)
     wrong = [r for r in results if not r.ok and r.diagnosis != "not_answered"]
@@ -340,11 +418,13 @@ def combine(ident, parts, results):
         return "\n".join(texts) or None
     table = next((r.table for r in results if r.table), None)
     picture = next((r.picture for r in results if r.picture is not None), None)
-    return CheckResult(ok, "\n".join(lines), diagnosis, ident, table, picture,
-                       stronger=joined("stronger"), right=joined("right"), why=joined("why"),
-                       secrets=[s for r in wrong for s in r.secrets],
-                       diagnoses=[d for r in wrong for d in r.diagnoses],
-                       yours=[s for r in results for s in r.yours])
+    result = CheckResult(ok, "\n".join(lines), diagnosis, ident, table, picture,
+                         stronger=joined("stronger"), right=joined("right"), why=joined("why"),
+                         secrets=[s for r in wrong for s in r.secrets],
+                         diagnoses=[d for r in wrong for d in r.diagnoses],
+                         yours=[s for r in results for s in r.yours])
+    result.parts = results
+    return result
 
 
 def _swapped_parts(results):

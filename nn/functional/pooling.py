@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from dagrad.autograd import Tensor, as_tensor
+from dagrad.autograd import as_tensor
+from dagrad.autograd.tensor import make_tensor
 from dagrad.autograd.ops.conv import Unfold, unfold_copy, window
 from dagrad.autograd.ops.pool import MaxPool2d, flat_windows
 
@@ -70,7 +71,7 @@ def _argmax_positions(x, win):
     (pt, _), (pl, _) = win.padding
     rows = np.arange(win.out[0]).reshape(-1, 1) * sh + (k // kw) * dh - pt
     cols = np.arange(win.out[1]) * sw + (k % kw) * dw - pl
-    return Tensor._make((rows * x.shape[3] + cols).astype(np.int64), None)
+    return make_tensor((rows * x.shape[3] + cols).astype(np.int64), None)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

@@ -21,7 +21,7 @@ relu_d_W1 = relu_d_z.T @ xv           # (3, 2)
 dead_unit = 2
 
 # %% exercise 02.4
-# (J^T δ)_j = Σ_i (s_i [i=j] - s_i s_j) δ_i = s_j δ_j - s_j Σ_i s_i δ_i = s_j (δ_j - s·δ).
+# (δ J)_j = Σ_i (s_i [i=j] - s_i s_j) δ_i = s_j δ_j - s_j Σ_i s_i δ_i = s_j (δ_j - s·δ).
 class SoftmaxRows(ag.Function):
     """s = softmax(o) over the last axis;  δ_o = s ⊙ (δ_s - (s·δ_s) 1)"""
     def forward(ctx, o):

@@ -25,6 +25,8 @@ max_tanh_slope = 1.0
 slowest = "sigmoid"
 
 # %% exercise 04.4
+# A unit is dead when it outputs 0 on every training image: its column of the hidden layer
+# relu(X W₁ᵀ + b₁) is all zeros.
 with ag.no_grad():
     hidden_train = ag.relu(mlp[0](ag.tensor(X_train))).numpy()    # (n, 64)
 dead_units = int(np.sum(np.all(hidden_train == 0, axis=0)))         # units silent on every image
@@ -33,8 +35,7 @@ dead_units = int(np.sum(np.all(hidden_train == 0, axis=0)))         # units sile
 # h' = m h / (1 - p): kept units are scaled by 1/(1 - p) = 1.25. L = Σ c_i h'_i, so
 # δ_h = c ⊙ m / (1 - p): the same mask, the same scale, applied to the incoming δ (here c).
 keep_scale = 1 / (1 - 0.2)
-mask = out_p_np != 0
-d_h_p = c_p * mask * keep_scale
+d_h_p = c_p * kept * keep_scale
 
 # %% exercise 04.7
 # w·x + b = 1·1 + (-2)·1 + 0.5 = -0.5 ≤ 0, so ŷ = 0 while y = 1: a missed positive, y - ŷ = 1

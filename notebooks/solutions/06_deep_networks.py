@@ -71,7 +71,31 @@ class BatchNormNoAffine(ag.Function):
 # Treating μ and s as constants gives δ/s: it misses the two terms that remove δ's mean and its
 # component along ẑ (a change of every z_j by the same amount, or along ẑ, is normalised away).
 
-# %% exercise 06.8
+# %% exercise 06.7
+# The three paths of batch norm, with every statistic along the row (axis=-1, n features):
+#   δ_ẑ = γ ⊙ δ_y first, since γ_j changes along the row the means run over;
+#   δ_z = (δ_ẑ - mean_row(δ_ẑ) - ẑ mean_row(δ_ẑ ẑ)) / s;
+#   δ_γ = Σ over the rows of δ_y ẑ (γ is used once per example).
+class LayerNormScale(ag.Function):
+    """y = γ ⊙ (z - μ)/√(σ² + ε), the statistics of each row"""
+    def forward(ctx, z, gamma):
+        ctx.save(z, gamma)
+        mu = z.mean(axis=-1, keepdims=True)
+        var = ((z - mu) ** 2).mean(axis=-1, keepdims=True)
+        return gamma * (z - mu) / (var + 1e-5) ** 0.5
+
+    def backward(ctx, grad):
+        z, gamma = ctx.saved
+        mu = z.mean(axis=-1, keepdims=True)
+        var = ((z - mu) ** 2).mean(axis=-1, keepdims=True)
+        s = (var + 1e-5) ** 0.5
+        z_hat = (z - mu) / s
+        d_z_hat = gamma * grad
+        d_z = (d_z_hat - d_z_hat.mean(axis=-1, keepdims=True)
+               - z_hat * (d_z_hat * z_hat).mean(axis=-1, keepdims=True)) / s
+        return d_z, (grad * z_hat).sum(axis=0)
+
+# %% exercise 06.9
 # (a) each weight moves 0.1 towards 0 and stops there: 0.3 -> 0.2, -0.05 -> 0 (|w| ≤ 0.1),
 #     0.12 -> 0.02, -0.4 -> -0.3. The subgradient step would send -0.05 to +0.05: it overshoots
 #     zero and the weight keeps flipping sign instead of settling at exactly 0.

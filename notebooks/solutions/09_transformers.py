@@ -45,3 +45,19 @@ A_causal = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
 # %% exercise 09.7
 # frequency 1 / 10000^(2·4/32) = 1 / 10000^(1/4) = 1/10 radian per token: one turn is 2π·10 tokens
 period = 2 * np.pi * 10000 ** (2 * 4 / 32)
+
+# %% exercise 09.9
+def gpt_block(layer, h):
+    B, T, d = h.shape
+    heads = layer.self_attn.num_heads
+    d_h = d // heads
+    x = layer.norm1(h)                                        # pre-norm: the residual stream stays as it is
+    W, b = layer.self_attn.in_proj_weight, layer.self_attn.in_proj_bias
+    # rows 0:d of in_proj are W_q, d:2d W_k, 2d:3d W_v; each (B, T, d) -> (B, heads, T, d_h)
+    q, k, v = ((x @ W[i * d:(i + 1) * d].T + b[i * d:(i + 1) * d]).reshape(B, T, heads, d_h).transpose(1, 2)
+               for i in range(3))
+    # the mask goes on the scores, before the softmax; each head divides by √d_h
+    scores = q @ k.transpose(-2, -1) / np.sqrt(d_h) + nn.functional.attention.causal_mask(T, dtype=h.dtype)
+    heads_out = ag.softmax(scores, dim=-1) @ v                # (B, heads, T, d_h)
+    h = h + layer.self_attn.out_proj(heads_out.transpose(1, 2).reshape(B, T, d))
+    return h + layer.linear2(F.gelu(layer.linear1(layer.norm2(h))))

@@ -6,13 +6,6 @@ cell of the exercise it names; the working is in the comments."""
 k_90 = int(np.argmax(explained >= 0.9)) + 1
 
 # %% exercise 10.2
-rng_tied = np.random.default_rng(3)
-X_tied = rng_tied.normal(size=(4, 3))
-W_tied = ag.tensor(rng_tied.normal(size=(2, 3)), dtype=ag.float64, requires_grad=True)   # (k, D)
-with viz.record():
-    H_t = ag.tensor(X_tied) @ W_tied.T
-    tied_loss = ((H_t @ W_tied - ag.tensor(X_tied)) ** 2).sum()
-W_np = W_tied.numpy()
 H_np = X_tied @ W_np.T
 R = H_np @ W_np - X_tied                     # the residual; δ_X̂ = 2R
 decoder_term = H_np.T @ (2 * R)              # from X̂ = H W
@@ -26,14 +19,6 @@ delta_W_tied = decoder_term + encoder_term
 r_half = np.tanh(0.5 / 0.5 ** 2)
 
 # %% exercise 10.5
-rng_kl = np.random.default_rng(4)
-H_kl = ag.tensor(rng_kl.uniform(0.05, 0.95, size=(5, 3)), dtype=ag.float64, requires_grad=True)
-target_pi = 0.05
-with viz.record():
-    pi_hat = H_kl.mean(0)
-    omega = (target_pi * ag.log(target_pi / pi_hat)
-             + (1 - target_pi) * ag.log((1 - target_pi) / (1 - pi_hat))).sum()
-H_np = H_kl.numpy()
 # dΩ/dπ̂_j = -π/π̂_j + (1 - π)/(1 - π̂_j), and ∂π̂_j/∂h_nj = 1/N for every row n
 p_hat = H_np.mean(0)
 d_pi_hat = -target_pi / p_hat + (1 - target_pi) / (1 - p_hat)

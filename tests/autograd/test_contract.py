@@ -171,3 +171,47 @@ def test_one_converter_pair_for_the_whole_library():
     assert ag.as_tensor(x) is x and ag.as_array(x) is x.numpy()
     assert ag.as_tensor(np.zeros(2)).dtype == ag.float64
     assert ag.as_tensor(x, dtype=ag.float64).dtype == ag.float64
+
+
+class TanhSavingItsOutput(Function):
+    """tanh written as PyTorch users write it: the output saved positionally, last
+    (``save_for_backward(output)``), and the derivative read from it."""
+
+    def forward(ctx, x):
+        y = np.tanh(x)
+        ctx.save(x, y)
+        return y
+
+    def backward(ctx, grad):
+        _, y = ctx.saved
+        return grad * (1 - y * y)
+
+
+def test_the_output_saved_positionally_is_the_output_on_both_paths():
+    """``ctx.save(x, y)`` of the very array forward returns is ``ctx.save(x, output=y)``: the
+    first derivative, and the second through ``create_graph=True``, match tanh's own (with y
+    taken for a constant the second derivative would be 0)."""
+    values = np.array([0.3, -1.2, 0.8])
+    x = ag.tensor(values, requires_grad=True)
+    y = TanhSavingItsOutput.apply(x)
+    assert y.grad_fn.saves_output
+    (g,) = ag.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), 1 - np.tanh(values) ** 2)
+    (gg,) = ag.grad(g.sum(), x)
+    t = np.tanh(values)
+    np.testing.assert_allclose(gg.numpy(), -2 * t * (1 - t ** 2))
+
+
+def test_a_positional_save_that_is_neither_input_nor_output_stays_a_constant():
+    """Only the last positional save can be the output, and only when it is the very array
+    forward returns: a copy of it is a constant on the differentiable path, as in PyTorch."""
+    class TanhSavingACopy(TanhSavingItsOutput):
+        def forward(ctx, x):
+            y = np.tanh(x)
+            ctx.save(x, y.copy())
+            return y
+    x = ag.tensor(np.array([0.3, -1.2]), requires_grad=True)
+    y = TanhSavingACopy.apply(x)
+    assert not y.grad_fn.saves_output
+    (g,) = ag.grad(y.sum(), x, create_graph=True)
+    assert not g.requires_grad

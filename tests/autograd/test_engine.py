@@ -8,6 +8,7 @@ import pytest
 
 from dagrad import autograd as ag
 from dagrad.autograd.engine import run
+from tests.complexity import assert_linear
 
 
 def f64(value, requires_grad=True):
@@ -203,6 +204,22 @@ def test_million_operation_chain_backpropagates_and_frees():
     for _ in range(1_000_000):
         z = z + 1.0
     del y, z                          # dropping a million-node graph must not overflow the stack
+
+
+def _stack_cat_and_backward(n):
+    """The work of a wide graph: ``stack`` and ``cat`` of n leaves, then backward to all."""
+    leaves = [ag.tensor([float(i)], requires_grad=True) for i in range(n)]
+
+    def work():
+        (ag.stack(leaves).sum() + ag.cat(leaves).sum()).backward()
+        assert leaves[-1].grad is not None
+    return work
+
+
+def test_stack_and_cat_of_many_leaves_and_their_backward_grow_linearly():
+    """Recording an operation is linear in its inputs (its parents were once grown as tuples,
+    one input at a time: quadratic, 22 s for a stack of 40,000 leaves)."""
+    assert_linear(_stack_cat_and_backward, 5_000, "stack and cat of n leaves + backward")
 
 
 def test_wide_graph_of_many_leaves():

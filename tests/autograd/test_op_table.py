@@ -90,6 +90,40 @@ def test_reference_engine_agrees_to_the_second_order(op, shapes):
                                        err_msg=f"input {k}: second order")
 
 
+def _makes_a_view(op, shapes):
+    """Whether the row's result is a view of one of its inputs."""
+    xs = leaves(random_inputs(shapes, op.domain))
+    out = op.fn(ag, *xs)
+    return isinstance(out, ag.Tensor) and any(out._base is x for x in xs)
+
+
+VIEW_CASES = [case for case in CASES if _makes_a_view(*case.values)]
+
+
+@pytest.mark.parametrize("no_grad", [False, True], ids=["views", "no_grad-views"])
+@pytest.mark.parametrize("op,shapes", VIEW_CASES)
+def test_the_engines_agree_on_every_view_row_made_with_and_without_grad(op, shapes, no_grad):
+    """The engine and the reference engine give the same gradients for the inputs and for
+    the view itself; a view taken under no_grad collects none in either (both ask
+    ``views.collects_gradient``)."""
+    xs = leaves(random_inputs(shapes, op.domain))
+    with ag.set_grad_enabled(not no_grad):
+        view = op.fn(ag, *xs)
+    assert any(view._base is x for x in xs) and view.requires_grad
+    loss = (view * ag.tensor(_output_weights(op, xs))).sum()
+    wanted = xs + [view]
+    by_engine = ag.grad(loss, wanted, retain_graph=True, allow_unused=True)
+    by_reference = reference.grad(loss, wanted, np.ones(()))
+    for k, (a, r) in enumerate(zip(by_engine, by_reference)):
+        assert (a is None) == (r is None), f"input {k}"
+        if a is not None:
+            np.testing.assert_allclose(r, a.numpy(), rtol=1e-10, atol=1e-12)
+    if no_grad:
+        assert all(a is None for a in by_engine)
+    else:
+        assert by_engine[-1] is not None
+
+
 @pytest.mark.parametrize("op,shapes", CASES)
 def test_matches_pytorch(op, shapes):
     torch = torch_or_skip()

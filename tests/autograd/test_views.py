@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dagrad import torch as dt
+from tests.complexity import assert_linear
 from tests.helpers import torch_or_skip
 
 X = [1.0, -2.0, 3.0, 4.0]
@@ -381,3 +382,40 @@ def test_a_base_and_its_views_share_one_version_counter():
         versions.append((y._version, v._version, later._version))
         seen.append(versions)
     assert seen[0] == seen[1]
+
+
+# ---- cost linear in the views: none of these paths may grow faster than the work
+def _many_live_views(n):
+    X = dt.zeros(n, 3, requires_grad=True) * 1
+    y = dt.zeros(n)
+
+    def work():
+        rows, unbound, pairs = list(X), X.unbind(), list(zip(X, y))
+        assert len(rows) == len(unbound) == len(pairs) == n
+    return work
+
+
+def test_taking_many_live_views_of_one_tensor_grows_linearly():
+    """``list(X)``, ``X.unbind()``, ``list(zip(X, y))``: taking a view costs the same however
+    many are alive (the base once rebuilt its list of views every 64: k 1.5-1.6)."""
+    assert_linear(_many_live_views, 3_000, "n live views of one tensor")
+
+
+def _writes_while_views_live(n):
+    x = dt.ones(4, requires_grad=True)
+
+    def work():
+        y = x * 1
+        views = [y[1:3] for _ in range(n)]
+        for _ in range(n):
+            y.mul_(1.0)                         # n writes, each with n views alive
+        sum(v.sum() for v in views).backward()  # then each view used: regenerated once
+        assert x.grad.tolist() == [0.0, n, n, 0.0]
+        x.grad = None
+    return work
+
+
+def test_in_place_writes_while_many_views_live_grow_linearly():
+    """A write does nothing per live view: a view is regenerated when next used, as in
+    PyTorch (every write once replayed every live view's operation: k 2.1)."""
+    assert_linear(_writes_while_views_live, 1_000, "n writes with n live views")

@@ -7,6 +7,8 @@ import html
 import pathlib
 import re
 
+import pytest
+
 from dagrad.exercises import check_grads
 from dagrad.viz.player import page
 
@@ -101,6 +103,7 @@ def opened(result, tmp_path, shot):
         yield p
 
 
+@pytest.mark.browser
 def test_the_picture_reads_right_in_chromium(tmp_path):
     with opened(wrong_W_and_h().reveal(), tmp_path, "check_grads_wrong.png") as p:
         seen = p.evaluate("""() => Array.from(document.querySelectorAll("svg text"))
@@ -124,6 +127,7 @@ def test_a_large_graph_gets_a_sentence_instead_of_a_picture():
     assert "(No picture: the graph has" in r._repr_html_() and "<svg" not in r._repr_html_()
 
 
+@pytest.mark.browser
 def test_the_first_attempt_in_chromium_hides_the_right_value_behind_a_button(tmp_path):
     with opened(wrong_W_and_h(), tmp_path, "check_grads_first_attempt.png") as p:
         before = p.locator(".dagrad-check").inner_text()

@@ -18,21 +18,24 @@ import os
 import pathlib
 import re
 
+from dagrad.exercises.answers import (TAG, exercise_ids, inject, read_sections,  # noqa: F401
+                                     tagged_cells)
+
+from tests.stages import refuse_in_quick_run
+from website.build import notebook_client
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 SOLUTIONS_DIR = NOTEBOOK_DIR / "solutions"
 WRONG_ANSWERS_DIR = ROOT / "tests" / "notebooks" / "wrong_answers"
 
-CELL_TIMEOUT = 300       # a hung cell fails the test instead of stalling CI
 # The kernels run in a student's default environment: the thread settings the test run gives
 # its own processes are removed, so NumPy's BLAS starts with a thread per core, and dagrad's
 # thread policy (autograd/blas.py) must keep the notebooks fast with two kernels on two cores.
 THREAD_SETTINGS = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
 LOG_VARIABLE = "DAGRAD_EXERCISES_LOG"
 
-SECTION = re.compile(r"^# %% exercise (\d\d\.\d+)[ \t]*$", re.M)
 EXPECT = re.compile(r"\A\s*# expect: *(\w+(?: +\w+)*)[ \t]*$", re.M)
-TAG = re.compile(r"^(exercise|check):(\d\d\.\d+)$")
 
 
 def read_notebook(path):
@@ -47,57 +50,11 @@ def notebook_json(path):
         return json.load(f)
 
 
-def tagged_cells(nb, kind):
-    """{exercise id: [cell, ...]} for the cells tagged `kind:<id>` (kind: exercise or check)."""
-    found = {}
-    for cell in nb["cells"]:
-        for tag in cell.get("metadata", {}).get("tags", []):
-            match = TAG.match(tag)
-            if match and match.group(1) == kind:
-                found.setdefault(match.group(2), []).append(cell)
-    return found
-
-
-def exercise_ids(nb):
-    """The ids of the exercises whose answer cell is in the notebook, in notebook order."""
-    return list(tagged_cells(nb, "exercise"))
-
-
-def read_sections(path):
-    """{exercise id: source} of a percent-format answers file; {} when the file is absent."""
-    path = pathlib.Path(path)
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    marks = list(SECTION.finditer(text))
-    sections = {}
-    for mark, following in zip(marks, marks[1:] + [None]):
-        body = text[mark.end():following.start() if following else len(text)]
-        ident = mark.group(1)
-        if ident in sections:
-            raise ValueError(f"{path.name}: exercise {ident} appears twice")
-        sections[ident] = body.strip("\n") + "\n"
-    return sections
-
-
 def expected_diagnosis(source):
     """The diagnoses named by a wrong answer's `# expect: ...` first line (one, or several
     separated by spaces for an exercise of several parts), or None."""
     match = EXPECT.match(source)
     return match.group(1).split() if match else None
-
-
-def inject(nb, sections):
-    """A copy of `nb` whose exercise cells hold the given sources (other cells unchanged)."""
-    nb = copy.deepcopy(nb)
-    cells = tagged_cells(nb, "exercise")
-    unknown = set(sections) - set(cells)
-    if unknown:
-        raise ValueError(f"answers for exercises the notebook does not have: {sorted(unknown)}")
-    for ident, source in sections.items():
-        for cell in cells[ident]:
-            cell["source"] = source
-    return nb
 
 
 def through_last_check(nb):
@@ -119,15 +76,13 @@ def execute(nb, log_path, folder=NOTEBOOK_DIR, env=None):
     `log_path` and the variables `env` added to the kernel's environment; return the logged
     records, in order. Raises nbclient's CellExecutionError (naming the cell and its
     traceback) if any cell fails."""
-    import nbclient
+    refuse_in_quick_run("lesson", "runs a lesson in a kernel")
     log_path = pathlib.Path(log_path)
     log_path.write_text("", encoding="utf-8")
     kernel_env = {k: v for k, v in os.environ.items() if k not in THREAD_SETTINGS}
     kernel_env.update(env or {})
     kernel_env[LOG_VARIABLE] = str(log_path)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(folder)}})
-    client.execute(env=kernel_env)
+    notebook_client(nb, folder).execute(env=kernel_env)   # a hung cell fails after 300 s
     return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 

@@ -44,6 +44,8 @@ from tests.facade.programs import to_torch
 from tests.notebooks import harness
 from tests.helpers import torch_or_skip
 
+pytestmark = pytest.mark.lesson
+
 NOTEBOOK = harness.NOTEBOOK_DIR / "14_course_code.ipynb"
 DAGRAD_ONLY = "dagrad-only"
 RESULT = "RESULT "
@@ -208,12 +210,12 @@ def test_only_the_first_cell_changes_and_only_its_imports():
     assert "import torch\nfrom d2l import torch as d2l\nfrom torch import nn\n" in after
     assert "from torch.nn import functional as F" in after
     assert [line for line in after.splitlines() if "dagrad" in line] == [
-        "from dagrad.exercises import check_grads, check_shape, check_value"]
+        "from dagrad.exercises import check, given"]
     assert "from dagrad import torch, d2l" in before
     # what is left out is dagrad's own drawing of a step, and the lesson's checks stay
     left_out = [c["source"] for c in nb["cells"] if c not in kept]
-    assert len(left_out) == 4 and all("viz" in s or "graph" in s or "check_grads" in s
-                                      or "delta_" in s for s in left_out)
+    assert len(left_out) == 5 and all("viz" in s or "graph" in s or "delta_" in s
+                                      for s in left_out)
     assert any("assert softmax_acc" in c["source"] for c in on_pytorch["cells"])
 
 

@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+from tests.stages import refuse_in_quick_run
+
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -24,6 +26,7 @@ def _unavailable(reason):
 @contextlib.contextmanager
 def browser_page(width=1280, height=800):
     """A Playwright page in the system's headless Chromium at ``width`` x ``height``."""
+    refuse_in_quick_run("browser", "opens a page in headless Chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

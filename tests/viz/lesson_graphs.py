@@ -43,17 +43,22 @@ def network_02():
     return viz.steps(loss, params=model, names=dict(x=x, y=y, z=z, h=h, y_hat=y_hat))
 
 
-def rnn_08():
-    """Lesson 08, §1: a one-unit RNN unrolled over three steps, one column per step."""
+def rnn_08_loss(xs=(1.0, -0.5, 2.0)):
+    """Lesson 08, §1: the loss of a one-unit RNN unrolled over the steps ``xs``, one column per
+    step, with its weights w, u, b, inputs x_t, states h_t and h_0 named."""
     w, u, b = scalars(w=0.8, u=-1.3, b=0.1)
     with viz.record():
         h = ag.zeros((), dtype=ag.float64)
         h.name = "h_0"
-        for t, x in enumerate([1.0, -0.5, 2.0], start=1):
+        for t, x in enumerate(xs, start=1):
             with viz.time_step(t):
                 x_t = ag.tensor(x, dtype=ag.float64)
                 x_t.name = f"x_{t}"
                 h = ag.tanh(w * x_t + u * h + b)
                 h.name = f"h_{t}"
-        L = (h - 0.4) ** 2
-    return viz.steps(L, names={"w": w, "u": u, "b": b})
+        return (h - 0.4) ** 2
+
+
+def rnn_08():
+    """Lesson 08, §1: the step-through of the unrolled RNN."""
+    return viz.steps(rnn_08_loss())

@@ -10,6 +10,8 @@ from dagrad.viz.demo import mlp_graph
 
 from .browser import browser_page
 
+pytestmark = pytest.mark.browser
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "viz"
 LOSS = "2.129"                                  # the README example's y

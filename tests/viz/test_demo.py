@@ -35,3 +35,8 @@ def test_demo_writes_all_three_files(tmp_path):
     # the graph carries the gradient on its edges, the colour legend, and the layers as clusters
     svg = (out / "mlp_graph.svg").read_text(encoding="utf-8")
     assert svg.count("δ") >= 10 and "log scale" in svg and 'class="cluster"' in svg
+    # opened in a browser window narrower than the picture, it shrinks to the window's width
+    assert re.search(r'<svg width="100%" style="max-width: \d+px; height: auto"', svg)
+    # no label line is a row of more than 8 numbers (the last layer's (10,) bias is its rms)
+    rows = [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.count(",") >= 8]
+    assert rows == [], rows[:3]

@@ -78,6 +78,20 @@ def test_tensors_over_16_elements_are_labelled_by_their_rms():
     assert "value [[0, 2, 4, 6, 8]," in mul_to_sum                # the tooltip keeps them all
 
 
+def test_a_line_of_more_than_8_numbers_is_summarised():
+    """A (10,) bias written out is a label as wide as a screen: a line holds at most 8 numbers,
+    so a vector of 10 reads as its rms (and its box stays narrow), one of 8 in full."""
+    b10, b8 = leaf(np.arange(10.0), "b10"), leaf(np.arange(8.0), "b8")
+    with viz.record():
+        y = (b10 * 2.0).sum() + (b8 * 2.0).sum()
+    source = viz.draw(y, grads=True).source
+    assert "[0, 2, 4, 6, 8, 10, 12, 14]" in only(
+        [a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum") and "(8,)" in a])
+    ten = only([a for s, d, a in edges(source) if (s, d) == ("Mul", "Sum") and "(10,)" in a])
+    assert "rms 10.68" in ten and "δ [1, 1," not in ten.split("value")[0]
+    assert "value [0, 2, 4, 6, 8, 10, 12, 14, 16, 18]" in ten      # the tooltip keeps them all
+
+
 def test_needing_a_gradient_is_drawn_apart_from_size():
     """A tensor that needs a gradient is blue whatever its size, one that does not is grey
     whatever its size (a scalar ε of the reparameterisation trick, a batch of data)."""

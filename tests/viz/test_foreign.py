@@ -126,6 +126,7 @@ def test_anything_else_is_a_clear_type_error():
         viz.trace(object())
 
 
+@pytest.mark.browser
 def test_the_drawing_has_a_delta_on_every_edge_in_chromium(tmp_path):
     o, leaves = neuron()
     dot = viz.draw(o, grads=True)

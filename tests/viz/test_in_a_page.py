@@ -5,12 +5,16 @@ into view, and the colour legend shows no gradient value before backward has pro
 Screenshots are kept in test-artifacts/viz/."""
 import pathlib
 
+import pytest
+
 from dagrad import autograd as ag
 from dagrad import viz
 from dagrad.viz.player import page as html_page
 
 from .browser import browser_page
 from .test_browser import HIGHLIGHTED, VISIBLE_TEXT, readme_example, shot
+
+pytestmark = pytest.mark.browser
 
 FILLER = "<p style='height: 1500px'>text of the lesson</p>"
 SCALE = "() => document.querySelector('.vz-scale').textContent"

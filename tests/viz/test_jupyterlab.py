@@ -21,7 +21,9 @@ import contextlib
 import json
 import os
 import pathlib
+import platform
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,8 +36,11 @@ from dagrad.viz.svgview import MIN_LABEL_PX
 
 from .browser import browser_page
 
+pytestmark = pytest.mark.browser
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "jupyterlab"
+LESSON = ROOT / "notebooks" / "00_build_your_own_engine.ipynb"     # a lesson as committed
 START_TIMEOUT = 60           # seconds for the server to answer
 STEP_TIMEOUT = 60_000        # ms for JupyterLab, the kernel or an output to appear
 
@@ -161,25 +166,31 @@ def lab_environment(home):
     return env
 
 
-class Lab:
-    """A running JupyterLab server: ``open(name)`` starts the kernel of notebook ``name`` and
-    returns the URL that opens it."""
+# The page that opens a notebook, in each front end (the module that starts it: its URL).
+FRONT_ENDS = {"jupyterlab": "lab/tree", "notebook": "notebooks"}
 
-    def __init__(self, base, token):
-        self.base, self.token = base, token
+
+class Lab:
+    """A running Jupyter server: ``open(name)`` starts the kernel of notebook ``name`` and
+    returns the URL that opens it in the server's front end."""
+
+    def __init__(self, base, token, app="jupyterlab"):
+        self.base, self.token, self.app = base, token, app
 
     def open(self, name):
         start_kernel(self.base, self.token, name)
-        return f"{self.base}/lab/tree/{name}?token={self.token}&reset"
+        reset = "&reset" if self.app == "jupyterlab" else ""     # JupyterLab's saved layout
+        return f"{self.base}/{FRONT_ENDS[self.app]}/{name}?token={self.token}{reset}"
 
 
 @contextlib.contextmanager
-def jupyter_lab(folder):
-    """A JupyterLab server on ``folder``; yields a :class:`Lab`."""
+def jupyter_lab(folder, app="jupyterlab"):
+    """A Jupyter server on ``folder`` with the front end of ``app`` (JupyterLab, or Jupyter
+    Notebook 7 with ``"notebook"``); yields a :class:`Lab`."""
     port, token = free_port(), secrets.token_hex(16)
     home = folder / ".jupyter-home"
     log = open(folder / "server.log", "wb")
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+    command = [sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -189,7 +200,7 @@ def jupyter_lab(folder):
     try:
         base = f"http://127.0.0.1:{port}"
         wait_for_server(server, f"{base}/api/status?token={token}", folder)
-        yield Lab(base, token)
+        yield Lab(base, token, app)
     finally:
         server.terminate()
         try:
@@ -212,7 +223,7 @@ def wait_for_server(server, status_url, folder):
         except OSError:
             time.sleep(0.25)           # the server is still starting: ask again
     tail = (folder / "server.log").read_text(errors="replace")[-2000:]
-    pytest.fail(f"jupyter lab did not answer within {START_TIMEOUT} s:\n{tail}")
+    pytest.fail(f"the Jupyter server did not answer within {START_TIMEOUT} s:\n{tail}")
 
 
 def start_kernel(base, token, name):
@@ -257,6 +268,7 @@ def lab(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lab")
     write_notebook(folder / "pictures.ipynb", lesson_cells())
     write_notebook(folder / "saved.ipynb", lesson_cells(saved_outputs()))
+    shutil.copyfile(LESSON, folder / LESSON.name)
     with jupyter_lab(folder) as server:
         yield server
 
@@ -276,6 +288,30 @@ def lab_page(url, failure_shot):
         except Exception:
             shot(page, failure_shot)          # what the page showed when the test failed
             raise
+
+
+def test_a_lesson_opens_unmodified(lab):
+    """JupyterLab writes the running kernel's kernelspec and language_info into a notebook it
+    opens: a lesson committed with anything else opens marked as modified (a dot on its tab,
+    a question when it is closed) before the student has done anything. The lessons carry
+    what the python3 kernel of the project's Python reports (its version included: on another
+    Python, JupyterLab still rewrites that one field)."""
+    committed = json.loads(LESSON.read_text(encoding="utf-8"))["metadata"]["language_info"]
+    if committed["version"] != platform.python_version():
+        pytest.skip(f"the lessons record Python {committed['version']} and this is "
+                    f"{platform.python_version()}: JupyterLab rewrites the version")
+    with lab_page(lab.open(LESSON.name), "lesson_failure") as (page, errors):
+        # While it loads, before its kernel joins ("No Kernel"), JupyterLab marks every
+        # notebook modified for a moment; once the kernel has joined it writes the kernel's
+        # info into the notebook, and a lesson committed with other info stays modified.
+        page.wait_for_selector(".jp-Toolbar-kernelName[aria-label='Python 3 (ipykernel)']")
+        page.wait_for_timeout(3000)          # the kernel's info has arrived and been written
+        tab = page.locator(".lm-TabBar-tab", has_text=LESSON.name)
+        assert tab.count() == 1
+        assert "jp-mod-dirty" not in tab.get_attribute("class"), \
+            "JupyterLab marks the lesson modified on opening it: its kernelspec or " \
+            "language_info differ from the kernel's"
+        assert errors == []
 
 
 def test_pictures_in_jupyterlab(lab):

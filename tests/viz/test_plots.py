@@ -30,6 +30,8 @@ def test_grad_norms_per_layer_and_viz_passes_are_not_counted():
     train_steps(model)                         # hooks removed: not recorded
     layers = norms.layers
     assert list(layers) == ["0", "2"] and all(len(v) == 3 for v in layers.values())
+    # a legend names each layer by its module, not only by its place in the Sequential
+    assert norms.labels == {"0": "0: Linear 4→8", "2": "2: Linear 8→3"}
     x, y = ag.randn(16, 4), ag.randint(0, 3, (16,))
     nn.functional.cross_entropy(model(x), y).backward()
     w, b = model[2].weight.grad.numpy(), model[2].bias.grad.numpy()

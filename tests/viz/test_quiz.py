@@ -77,6 +77,7 @@ def test_the_lessons_rules_speak_the_lessons_symbols():
     assert into_h1 and all(q["rule"].startswith("δ_h_1 = δ_out · u = ") for q in into_h1)
 
 
+@pytest.mark.browser
 def test_a_wrong_value_keeps_the_delta_hidden_and_gives_the_rule_in_chromium(tmp_path):
     with browser_page() as page:
         open_page(page, tmp_path, quiz_player(), "quiz")
@@ -134,6 +135,7 @@ def test_a_wrong_value_keeps_the_delta_hidden_and_gives_the_rule_in_chromium(tmp
             "Your answers: 2 right, 1 wrong, 1 shown (of 4 δ's asked).")   # the wrong mark
 
 
+@pytest.mark.browser
 def test_the_tolerance_is_one_percent(tmp_path):
     with browser_page() as page:
         open_page(page, tmp_path, quiz_player(), "quiz")
@@ -149,6 +151,7 @@ TIPS = """() => Array.from(document.querySelectorAll("svg a"))
     .map(a => a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || "").join("\\n")"""
 
 
+@pytest.mark.browser
 def test_nothing_on_the_page_gives_an_unfound_delta_away(tmp_path):
     """The legend's numbers (the range of every δ) and the tooltips stay without the δ's
     until they are found; a skipped question's δ stays hidden in later frames too."""
@@ -174,6 +177,7 @@ def test_nothing_on_the_page_gives_an_unfound_delta_away(tmp_path):
     ("02", network_02, "δ_2.weight = δ_outᵀ @ h"),
     ("08", rnn_08, "δ_h_2 = δ_out · u = "),
 ])
+@pytest.mark.browser
 def test_the_lessons_quiz_in_chromium_names_their_tensors_and_keeps_the_operation_in_view(
         tmp_path, lesson, build, expect):
     """Every backward frame: the highlighted operation lies inside the picture's box at the
@@ -200,3 +204,44 @@ def test_the_lessons_quiz_in_chromium_names_their_tensors_and_keeps_the_operatio
                     shot(page, f"quiz_lesson_{lesson}")
         assert not outside, f"frames whose operation is outside the view: {outside}"
         assert expect in said and said.startswith("✗ wrong")
+
+
+# Where the zoom buttons (and the picture under them) are, from the top of the player.
+ZOOM_TOP = """() => { const p = document.querySelector(".vz-player");
+    return document.querySelector(".vz-zoom").getBoundingClientRect().top
+           - p.getBoundingClientRect().top; }"""
+
+
+def looks_like_a_slip(q):
+    """A wrong answer as a student types it (4 significant digits, as the picture shows
+    numbers), the kind with the longest hint: the other input's δ, else the negative."""
+    values = q["others"][0]["values"] if q["others"] else [-v for v in q["values"]]
+    return ", ".join(f"{v:.4g}" for v in values)
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["1280px", "phone"])
+@pytest.mark.browser
+def test_neither_a_question_nor_its_answer_moves_the_picture(tmp_path, width):
+    """The question panel keeps one height through every frame (a forward note, one question,
+    two questions) and through every answer (a wrong one with its hint and the rule, shown,
+    typed after show): the zoom buttons and the picture stay where they are."""
+    frames = network_02()
+    asked = questions(frames)
+    with browser_page(width, 844) as page:
+        open_page(page, tmp_path, viz.player(frames, quiz=True), f"quiz_still_{width}")
+        tops = {}
+        for f in frames:
+            page.locator(".vz-slider").fill(str(f.index))
+            tops[f.title] = page.evaluate(ZOOM_TOP)
+            for k, q in enumerate(q for q in asked if q["frame"] == f.index):
+                assert type_answer(page, looks_like_a_slip(q), k).startswith("✗ wrong")
+                tops[f"{f.title}, {q['name']} wrong"] = page.evaluate(ZOOM_TOP)
+                current(page).nth(k).locator(".vz-q-show").click()
+                tops[f"{f.title}, {q['name']} shown"] = page.evaluate(ZOOM_TOP)
+                assert "not counted" in type_answer(page, q["right"], k)
+                tops[f"{f.title}, {q['name']} typed after show"] = page.evaluate(ZOOM_TOP)
+        shot(page, f"quiz_still_{width}px")
+        first = next(iter(tops.values()))
+        moved = {when: top for when, top in tops.items() if abs(top - first) >= 1}
+        assert not moved, f"the picture starts {first} px down, then moves: {moved}"
+        assert len(tops) > len(frames) + 2 * len(asked)

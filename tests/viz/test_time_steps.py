@@ -3,6 +3,8 @@ import re
 
 from dagrad import autograd as ag
 from dagrad import viz
+from tests.viz.edge_geometry import misplaced_labels
+from tests.viz.lesson_graphs import rnn_08, rnn_08_loss
 
 
 def unrolled_rnn(steps=3):
@@ -44,3 +46,15 @@ def test_time_steps_leave_no_trace_on_operations_outside_them():
     graph = viz.trace(loss)
     outside = [n for n in graph.nodes if n.kind == "op" and not n.module]
     assert [n.name for n in outside] == ["Sub", "Pow"]   # the loss, after the loop
+
+
+def test_every_edge_label_sits_beside_its_own_edge():
+    """A weight shared by the columns reaches each step's operation across that column's own
+    edges; its δ label must be read as its own edge's (nearest to its path), not as the
+    neighbouring input's (lesson 08 drew u → Mul (t = 1)'s "δ 0" on x₁'s edge)."""
+    for steps in (3, 4):
+        for loss in (rnn_08_loss([1.0, -0.5, 2.0, 0.3][:steps]), unrolled_rnn(steps)):
+            svg = viz.draw(loss, grads=True).pipe(format="svg").decode()
+            assert misplaced_labels(svg) == [], steps
+    last = rnn_08()[-1]                              # every δ known: the player's picture
+    assert misplaced_labels(last.svg()) == []

@@ -4,10 +4,14 @@ sends it (in a quiz, not before the δ is answered or shown). Read in headless C
 frame, as the browser shows them (the ``xlink:title`` of the hovered element)."""
 import re
 
+import pytest
+
 from dagrad import viz
 
 from .browser import browser_page
 from .test_browser import open_page, readme_example, shot
+
+pytestmark = pytest.mark.browser
 
 # JavaScript: {SVG id of a box or an edge (without the view's prefix): its tooltip text}
 TOOLTIPS = """() => Object.fromEntries(Array.from(

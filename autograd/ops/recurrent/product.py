@@ -37,7 +37,7 @@ class RecurrentGates(Function):
         if need_w:
             g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
             # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
-            dw = product(_mT(ctx.xp, g2), h2) if ctx.differentiable else ProductGrad(g2, h2)
+            dw = product(_mT(ctx.xp, g2), h2) if ctx.create_graph else ProductGrad(g2, h2)
         return grad, dh, dw
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from ...blas import product
 from ...dtypes import floating
 from ...function import Function
-from ...xp import NUMPY, tensor_namespace
+from ...xp import NUMPY, TENSOR
 from .cell import stack_steps
 from .product import RecurrentGates
 
@@ -27,9 +27,10 @@ _RECORDED = []
 
 
 def recorded():
-    """The step namespace of recorded operations (made on first use: it needs the ops)."""
+    """The step namespace of recorded operations (made on first use: ``ops/__init__.py``
+    installs them into ``xp.TENSOR`` after this module is imported)."""
     if not _RECORDED:
-        xp = tensor_namespace()
+        xp = TENSOR
         _RECORDED.append(SimpleNamespace(
             **{**vars(xp), "tanh": lambda a, out=None: xp.tanh(a)},
             add=lambda a, b, out=None: a + b, multiply=lambda a, b, out=None: a * b,
@@ -166,7 +167,7 @@ class Sequence(Function):
         cell, xp = ctx.cell, ctx.xp
         xs, *inputs = ctx.saved[:-1]
         parts, steps = len(cell.states), xs.shape[0]
-        if ctx.differentiable:      # the forward again, as recorded operations
+        if ctx.create_graph:      # the forward again, as recorded operations
             xp = recorded()
             w = Weights(inputs[parts:], recorded=True)
             states, kept = unroll(xp, cell, [xs[t] for t in range(steps)],

@@ -97,9 +97,9 @@ define(
             Misconception("dot_term_missing", lambda g: lambda grad, o, s: (s * grad,),
                           "it returns s ⊙ δ alone: the term −s (s·δ) that the off-diagonal "
                           "entries −s_i s_j of the Jacobian give is missing")],
-        rule="(Jᵀδ)_j = Σ_i (s_i [i = j] − s_i s_j) δ_i: split the sum into its i = j term "
+        rule="(δ J)_j = Σ_i (s_i [i = j] − s_i s_j) δ_i: split the sum into its i = j term "
              "and the rest, per row",
-        why="(Jᵀδ)_j = s_j δ_j − s_j Σ_i s_i δ_i, so backward returns s * (grad − (s * "
+        why="(δ J)_j = s_j δ_j − s_j Σ_i s_i δ_i, so backward returns s * (grad − (s * "
             "grad).sum(axis=-1, keepdims=True)), each row on its own")),
 
     Exercise(

@@ -2,26 +2,32 @@
 reject (with the named diagnosis where one is given)."""
 
 # %% exercise 13.1
-# expect: value
-# patches along one side only, and the channels forgotten
-patch_counts = [224 // 16, 16 * 16]
+# expect: channels_forgotten
+# the patches counted right, but a patch flattened as if the image were grey: p · p numbers
+patch_counts = [(224 // 16) ** 2, 16 * 16]
 
 # %% exercise 13.2
-# expect: shape
+# expect: no_class_token
 # the class token forgotten
 encoder_input_shape = (4, 16, 16)
 
 # %% exercise 13.3
-# expect: value
+# expect: no_class_token
 # the class token forgotten
 attention_entries = [64 ** 2, 16 ** 2, 4 ** 2]
 
-# %% exercise 13.5
-# expect: value
-# the two swapped
-generator_grads = [-0.9, -0.1]
+# %% exercise 13.4
+# expect: missing_scale
+# the scores q·k without the 1/√d_k
+scores = K @ q_cls
+cls_attention_row = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
 
 # %% exercise 13.6
-# expect: value
+# expect: swapped_losses
+# the two the other way round
+generator_grads = [-0.9, -0.1]
+
+# %% exercise 13.7
+# expect: densities_swapped
 # the two densities swapped in D*
 best_discriminator = [0.1 / (0.3 + 0.1), 2 * np.log(2)]

@@ -5,97 +5,14 @@ step-through player steps, every quiz player judges a typed value, and the READM
 screen shows the two commands. The site is
 built once per test session, reusing the lessons the notebook tests executed (build/executed)
 when they match the lessons as they are. Screenshots are kept in test-artifacts/site/."""
-import contextlib
-import functools
-import http.server
-import os
-import pathlib
-import re
-import threading
-
 import pytest
 
+from tests.viz.quiz_reader import answer_first_question
 from website import build as site_build
 
-from .viz.browser import browser_page
+from .browsing import HEIGHT, ROOT, SHOTS, WIDTH, open_page, pages_of, watched_page
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "test-artifacts" / "site"
-WIDTH, HEIGHT = 1280, 800
-
-
-def _require(module, what):
-    try:
-        __import__(module)
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail(f"the site test must run in CI: {what} is missing")
-        pytest.skip(f"{what} is not installed (pip install -e '.[site]')")
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """The built site's folder (built once per session)."""
-    for module in ("mkdocs", "mkdocs_jupyter", "mathjax"):        # the site extra
-        _require(module, module)
-    out = tmp_path_factory.mktemp("site")
-    site_build.build(out, reuse_dir=site_build.EXECUTED, jobs=1,
-                     staging=tmp_path_factory.mktemp("site-src"))
-    return out
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder):
-    """A local HTTP server for ``folder``; yields its base URL."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def served(site):
-    with serve(site) as base:
-        yield base
-
-
-def pages_of(site):
-    """Every HTML page of the site but the 404 page, as paths relative to it."""
-    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
-                  if p.name != "404.html" and "assets" not in p.parts)
-
-
-@contextlib.contextmanager
-def watched_page(base):
-    """A browser page that records console errors, script errors, failed requests and every
-    request leaving ``base`` (those are blocked: the site must work offline)."""
-    with browser_page(WIDTH, HEIGHT) as page:
-        problems = []
-        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
-        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} {r.failure}"))
-
-        def outside(route):
-            problems.append(f"fetched from elsewhere: {route.request.url}")
-            route.abort()
-        page.route(re.compile(r"^(?!" + re.escape(base) + r").*"), outside)
-        yield page, problems
-
-
-def open_page(page, url):
-    page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle")
-
+pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
@@ -158,29 +75,6 @@ def test_every_player_steps_forward_and_back(site, served):
                 stepped += 1
         assert not problems, problems
     assert stepped >= 3, "the lessons' players are missing from the site"
-
-
-def answer_first_question(player):
-    """Step ``player`` (a quiz player's locator) to its first question, type a wrong value,
-    then ask to be shown; returns (feedback to the wrong value, feedback after "show")."""
-    count = player.locator(".vz-count")
-    total = int(count.inner_text().split(" / ")[1])
-    question = player.locator(".vz-q.vz-current")
-    for _ in range(total):
-        if question.count():
-            break
-        player.locator(".vz-next").click()
-    assert question.count(), "a quiz player with no question in any frame"
-    box, feedback = question.first.locator("input"), question.first.locator(".vz-q-feedback")
-    box.fill("123456789")
-    box.press("Enter")
-    size = re.search(r"type (\d+) numbers", feedback.inner_text())
-    if size:                                       # a δ with several elements: one per element
-        box.fill(", ".join(["123456789"] * int(size.group(1))))
-        box.press("Enter")
-    wrong = feedback.inner_text()
-    question.first.locator(".vz-q-show").click()
-    return wrong, question.first.locator(".vz-q-feedback").inner_text()
 
 
 def test_every_quiz_player_asks_and_judges(site, served):

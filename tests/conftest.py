@@ -1,0 +1,80 @@
+"""The test suite's stages, and a line for each slow test as it finishes.
+
+Three markers name the tests that are not the library's own: ``lesson`` (runs a lesson in a
+kernel), ``site`` (needs the built site) and ``browser`` (opens Chromium). ``make quick`` leaves
+them out (``-m "not lesson and not site and not browser"``); ``make test`` runs everything and,
+because those tests take most of its time with few dots to show for it, prints a line for each
+of them as it finishes (its stage, its name, its outcome and its time) and, at the end, one line
+per stage with its test count and the time its tests took. Under ``make quick`` the entry points
+of those stages (tests/viz/browser.py, the notebook harness) refuse to run in a test that is not
+marked (tests/stages.py): the marker is what keeps a quick run quick.
+"""
+import time
+
+import pytest
+
+from tests.stages import STAGES, stage_of
+
+
+class Progress:
+    """Collects each test's phases (setup, call, teardown) and reports the stage tests."""
+
+    def __init__(self, terminal):
+        self.terminal = terminal
+        self.pending = {}                   # nodeid -> (seconds so far, outcome so far)
+        self.totals = {}                    # stage -> (tests, seconds)
+        self.start = time.monotonic()
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report):
+        seconds, outcome = self.pending.get(report.nodeid, (0.0, "passed"))
+        if report.failed:
+            outcome = "failed"
+        elif report.skipped and outcome != "failed":
+            outcome = "skipped"
+        self.pending[report.nodeid] = (seconds + report.duration, outcome)
+        if report.when != "teardown":
+            return
+        seconds, outcome = self.pending.pop(report.nodeid)
+        stage = dict(report.user_properties).get("stage", "library")
+        tests, total = self.totals.get(stage, (0, 0.0))
+        self.totals[stage] = (tests + 1, total + seconds)
+        if stage != "library":
+            if getattr(self.terminal, "_width_of_current_line", 0):    # after pytest's dots
+                self.terminal.write("\n")
+            self.terminal.write_line(f"{stage:>8}  {report.nodeid.split('/')[-1]}  {outcome} "
+                                     f"in {clock(seconds)}   "
+                                     f"[{clock(time.monotonic() - self.start)} since the start]")
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter):
+        if not self.totals:
+            return
+        terminalreporter.section("time by stage (the test time, summed over the workers)")
+        for stage in ("library",) + STAGES:
+            if stage in self.totals:
+                tests, seconds = self.totals[stage]
+                terminalreporter.write_line(f"{stage:>8}  {tests:5} tests  {clock(seconds)}")
+
+
+def clock(seconds):
+    """``4 min 05 s`` or ``41 s``."""
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes} min {seconds:02} s" if minutes else f"{seconds} s"
+
+
+def pytest_collection_modifyitems(items):
+    """Each test carries its stage in its reports (an xdist worker's too)."""
+    for item in items:
+        item.user_properties.append(("stage", stage_of(item)))
+
+
+@pytest.hookimpl(trylast=True)             # after the terminal reporter is set up
+def pytest_configure(config):
+    for stage, what in (("lesson", "runs a lesson in a kernel"),
+                        ("site", "needs the built site (make site)"),
+                        ("browser", "opens a page in headless Chromium")):
+        config.addinivalue_line("markers", f"{stage}: {what}; left out by `make quick`")
+    terminal = config.pluginmanager.getplugin("terminalreporter")
+    if terminal is not None and not hasattr(config, "workerinput"):     # not an xdist worker
+        config.pluginmanager.register(Progress(terminal), "dagrad-progress")
