@@ -8,11 +8,20 @@ of them as it finishes (its stage, its name, its outcome and its time) and, at t
 per stage with its test count and the time its tests took. Under ``make quick`` the entry points
 of those stages (tests/viz/browser.py, the notebook harness) refuse to run in a test that is not
 marked (tests/stages.py): the marker is what keeps a quick run quick.
+
+The lesson and site stages share their work across the two workers of `make test`, so nothing
+is done twice in a run (tests/once.py): each lesson is executed blank once, by
+test_notebook_runs or by the site's build, whichever asks first (tests/notebooks/executed.py);
+the site is built once; and each of its pages is visited once at 1280 x 800 and once on a
+phone, the site tests asserting on what those visits found (tests/site/page_facts.py). Each
+run still executes every lesson and visits every page: a copy from an earlier run is never
+taken for this run's blank run.
 """
 import time
 
 import pytest
 
+from tests import once
 from tests.stages import STAGES, stage_of
 
 
@@ -61,6 +70,14 @@ def clock(seconds):
     """``4 min 05 s`` or ``41 s``."""
     minutes, seconds = divmod(round(seconds), 60)
     return f"{minutes} min {seconds:02} s" if minutes else f"{seconds} s"
+
+
+@pytest.fixture(scope="session")
+def executed_lessons(request):
+    """Each lesson executed blank once in this test run, by whichever worker needs it first:
+    the notebook tests and the site's build share it (tests/notebooks/executed.py)."""
+    from tests.notebooks.executed import ExecutedLessons
+    return ExecutedLessons(once.run_id(request.config))
 
 
 def pytest_collection_modifyitems(items):

@@ -73,14 +73,15 @@ def cells(path):
 
 @pytest.mark.lesson
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path):
+def test_notebook_runs(path, executed_lessons):
     """The blank notebook runs (raises CellExecutionError, with the cell and traceback, on any
-    error), and every exercise's check ran and said "not answered"."""
+    error), and every exercise's check ran and said "not answered". The run is this test run's
+    one blank run of the lesson, which the site's pages are built from too
+    (tests/notebooks/executed.py): executed here, or read if the site's build executed it
+    first."""
     pytest.importorskip("nbformat", reason="install the notebooks extra")
     pytest.importorskip("nbclient", reason="install the notebooks extra")
-    nb = harness.read_notebook(path)
-    records = harness.execute(nb, tmp_path / "checks.jsonl")
-    site_build.keep_executed(nb, path)           # tests/site/ builds the site from it
+    nb, records = executed_lessons.blank_run(path)
     assert set(harness.by_exercise(records)) == set(harness.exercise_ids(nb)), \
         "every exercise's check cell calls a check with exercise=<its id>, and no other id"
     answered = [r for r in records if r["ok"] or r["diagnosis"] != "not_answered"]

@@ -11,8 +11,9 @@ there, so nothing is written into the repository), write the lesson map, copy Ma
 website/mkdocs.yml (MkDocs, Material theme, mkdocs-jupyter).
 
 ``--reuse DIR``: an executed copy ``DIR/<stem>.ipynb`` whose recorded source digest matches the
-lesson as it is now is used instead of executing it again (the test suite executes every lesson
-already; tests/site/ builds from those copies). Without it every lesson is executed.
+lesson as it is now is used instead of executing it again (the test suite keeps every lesson it
+executes in build/executed/, tests/notebooks/executed.py, and tests/site/ builds from those
+copies). Without it every lesson is executed.
 
 It says what it does as it goes: a line per stage and per lesson, with the time taken and, for
 a lesson, the CPU time its kernel used (which a busy machine does not inflate as it does the
