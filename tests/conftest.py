@@ -1,8 +1,9 @@
 """The test suite's stages, and a line for each slow test as it finishes.
 
 Three markers name the tests that are not the library's own: ``lesson`` (runs a lesson in a
-kernel), ``site`` (needs the built site) and ``browser`` (opens Chromium). ``make quick`` leaves
-them out (``-m "not lesson and not site and not browser"``); ``make test`` runs everything and,
+kernel), ``site`` (needs the built site) and ``browser`` (opens Chromium). ``make quick``
+(``DAGRAD_QUICK_TESTS=1``) leaves them out, with the tests marked ``slow`` and the folders
+tests/stages.py names, which also says why; ``make test`` runs everything and,
 because those tests take most of its time with few dots to show for it, prints a line for each
 of them as it finishes (its stage, its name, its outcome and its time) and, at the end, one line
 per stage with its test count and the time its tests took. Under ``make quick`` the entry points
@@ -22,7 +23,8 @@ import time
 import pytest
 
 from tests import once
-from tests.stages import STAGES, stage_of
+from tests.stages import (SLOW, SLOW_MEANS, STAGES, in_quick_run, left_out_of_quick_run, quick_run,
+                          stage_of)
 
 
 class Progress:
@@ -80,8 +82,21 @@ def executed_lessons(request):
     return ExecutedLessons(once.run_id(request.config))
 
 
-def pytest_collection_modifyitems(items):
-    """Each test carries its stage in its reports (an xdist worker's too)."""
+def pytest_ignore_collect(collection_path, config):
+    """A quick run does not collect the folders and files it leaves out (tests/stages.py)."""
+    if quick_run() and left_out_of_quick_run(collection_path):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test carries its stage in its reports (an xdist worker's too); a quick run keeps
+    the library's tests not marked slow (tests/stages.py)."""
+    if quick_run():
+        deselected = [item for item in items if not in_quick_run(item)]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if in_quick_run(item)]
     for item in items:
         item.user_properties.append(("stage", stage_of(item)))
 
@@ -92,6 +107,7 @@ def pytest_configure(config):
                         ("site", "needs the built site (make site)"),
                         ("browser", "opens a page in headless Chromium")):
         config.addinivalue_line("markers", f"{stage}: {what}; left out by `make quick`")
+    config.addinivalue_line("markers", f"{SLOW}: {SLOW_MEANS}; left out by `make quick`")
     terminal = config.pluginmanager.getplugin("terminalreporter")
     if terminal is not None and not hasattr(config, "workerinput"):     # not an xdist worker
         config.pluginmanager.register(Progress(terminal), "dagrad-progress")

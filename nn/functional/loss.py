@@ -85,7 +85,7 @@ def _class_targets(x, target, ignore_index, op):
     """Move the class dimension (1) last: logits (M, C) and int targets (M,), M = N·d₁·…;
     checks that every target is a class index or ignore_index."""
     t = as_array(target)
-    if not np.issubdtype(t.dtype, np.integer):
+    if t.dtype.kind not in "iu":                        # NumPy's integer kinds
         raise TypeError(f"{op}: class-index targets must be integers, got {t.dtype}; use "
                         f"target.long(), or pass probabilities of the input's shape")
     expected = x.shape[:1] + x.shape[2:]
@@ -93,14 +93,12 @@ def _class_targets(x, target, ignore_index, op):
         raise ValueError(f"{op}: target of shape {tuple(t.shape)} does not match input of shape "
                          f"{tuple(x.shape)}: expected class indices of shape {expected}")
     c = x.shape[1]
-    if t.size and (t.min() < 0 or t.max() >= c):
+    if t.size and (t.min() < 0 or t.max() >= c):   # a mask only when some target is outside
         bad = (t != ignore_index) & ((t < 0) | (t >= c))
-    else:
-        bad = np.zeros(0, dtype=bool)
-    if bad.any():
-        raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
-                         f"(targets must be in [0, {c - 1}] or equal ignore_index="
-                         f"{ignore_index})")
+        if bad.any():
+            raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
+                             f"(targets must be in [0, {c - 1}] or equal ignore_index="
+                             f"{ignore_index})")
     if x.ndim > 2:
         x = x.permute(0, *range(2, x.ndim), 1).reshape(-1, c)
     return x, t.reshape(-1), expected
@@ -134,7 +132,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     x, target, unbatched = _batched(input, target, op)
     c = x.shape[1]
     w = _class_weight(weight, c, x.dtype, op)
-    if np.issubdtype(as_array(target).dtype, np.floating):       # class probabilities
+    if as_array(target).dtype.kind == "f":                       # class probabilities
         y = as_tensor(target)
         if y.shape == x.shape[:1] + x.shape[2:]:     # class indices stored as floats
             raise TypeError(f"{op}: expected target dtype to be an integer type (class "

@@ -4,7 +4,8 @@
 A row's ``fn(m, *xs)`` is written once for both frameworks: ``m`` is the module (``autograd``
 or ``torch``) and ``xs`` are its tensors. Where the two spell an operation differently,
 ``torch_fn`` gives PyTorch's spelling. ``shapes`` lists input-shape sets to try (broadcasting,
-0-d tensors and size-1 dimensions included); ``domain`` picks where inputs are drawn from.
+0-d tensors and size-1 dimensions included; a quick run, tests/stages.py, tries the first
+only); ``domain`` picks where inputs are drawn from.
 """
 from dataclasses import dataclass, field
 from typing import Callable, Optional

@@ -78,6 +78,7 @@ def layout(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + MIXED_STRIDES)
 def test_conv2d_matches_pytorch(k, s, p, d, g, n, layout):
     torch = torch_or_skip()
@@ -94,6 +95,7 @@ def _transposed_grid():
         yield pytest.param(k, s, p, op, d, g, n, id=f"k{k}-s{s}-p{p}-op{op}-d{d}-g{g}-n{n}")
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,op,d,g,n", list(_transposed_grid()))
 def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
     torch = torch_or_skip()
@@ -102,18 +104,21 @@ def test_conv_transpose2d_matches_pytorch(k, s, p, op, d, g, n):
                  _conv_arrays(k, g, n, size=(4, 3), transposed=True), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + MIXED_STRIDES)
 def test_conv2d_gradcheck(k, s, p, d, g, n, layout):
     xs = leaves(_conv_arrays(k, g, n, size=_fit(SMALL, k, p, d), c_out=SMALL_OUT))
     assert ag.gradcheck(lambda x, w, b: F.conv2d(x, w, b, s, p, d, g), xs)
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,op,d,g,n", list(_transposed_grid()))
 def test_conv_transpose2d_gradcheck(k, s, p, op, d, g, n):
     xs = leaves(_conv_arrays(k, g, n, size=(4, 3), transposed=True, c_out=SMALL_OUT))
     assert ag.gradcheck(lambda x, w, b: F.conv_transpose2d(x, w, b, s, p, op, g, d), xs)
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,d,g,n", list(_conv_grid()) + UNEVEN_SAME + [
     pytest.param(2, 1, "same", 3, 4, 1, id="k2-s1-psame-d3-g4-n1")])
 def test_conv1d_matches_pytorch_and_gradcheck(k, s, p, d, g, n):

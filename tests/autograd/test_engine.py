@@ -216,12 +216,14 @@ def _stack_cat_and_backward(n):
     return work
 
 
+@pytest.mark.slow
 def test_stack_and_cat_of_many_leaves_and_their_backward_grow_linearly():
     """Recording an operation is linear in its inputs (its parents were once grown as tuples,
     one input at a time: quadratic, 22 s for a stack of 40,000 leaves)."""
     assert_linear(_stack_cat_and_backward, 5_000, "stack and cat of n leaves + backward")
 
 
+@pytest.mark.slow
 def test_wide_graph_of_many_leaves():
     leaves = [ag.tensor(float(i), requires_grad=True) for i in range(100_000)]
     total = ag.stack(leaves).sum() * 2

@@ -9,8 +9,10 @@ from tests.autograd.op_table import OPS
 from dagrad.autograd import reference
 from tests.helpers import leaves, random_inputs, torch_or_skip, torch_parity
 
-CASES = [pytest.param(op, shapes, id=f"{op.name}-{'x'.join(map(str, shapes))}")
-         for op in OPS for shapes in op.shapes]
+# A quick run (tests/stages.py) checks each operation at its first shapes; the others are slow.
+CASES = [pytest.param(op, shapes, id=f"{op.name}-{'x'.join(map(str, shapes))}",
+                      marks=[pytest.mark.slow] if k else [])
+         for op in OPS for k, shapes in enumerate(op.shapes)]
 
 
 @pytest.mark.parametrize("op,shapes", CASES)

@@ -24,6 +24,7 @@ def _max_grid():
         yield pytest.param(k, s, p, d, ceil, n, id=f"k{k}-s{s}-p{p}-d{d}-ceil{ceil}-n{n}")
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
 def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
     torch = torch_or_skip()
@@ -37,6 +38,7 @@ def test_max_pool2d_matches_pytorch(k, s, p, d, ceil, n):
     assert idx.dtype == np.int64
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,d,ceil,n", list(_max_grid()))
 def test_max_pool2d_gradcheck(k, s, p, d, ceil, n):
     x = leaves(random_inputs([(n, 2, 6, 5)]))
@@ -161,6 +163,7 @@ def _avg_grid():
                            id=f"k{k}-s{s}-p{p}-ceil{ceil}-inc{inc}-div{div}-n{n}")
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
 def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div, n):
     torch = torch_or_skip()
@@ -169,6 +172,7 @@ def test_avg_pool2d_matches_pytorch(k, s, p, ceil, inc, div, n):
                  random_inputs([(n,) + SHAPE[1:]]), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow      # the grid; a quick run checks the operation in the op table
 @pytest.mark.parametrize("k,s,p,ceil,inc,div,n", list(_avg_grid()))
 def test_avg_pool2d_gradcheck(k, s, p, ceil, inc, div, n):
     x = leaves(random_inputs([(n, 2, 5, 4)]))

@@ -395,6 +395,7 @@ def _many_live_views(n):
     return work
 
 
+@pytest.mark.slow
 def test_taking_many_live_views_of_one_tensor_grows_linearly():
     """``list(X)``, ``X.unbind()``, ``list(zip(X, y))``: taking a view costs the same however
     many are alive (the base once rebuilt its list of views every 64: k 1.5-1.6)."""
@@ -415,6 +416,7 @@ def _writes_while_views_live(n):
     return work
 
 
+@pytest.mark.slow
 def test_in_place_writes_while_many_views_live_grow_linearly():
     """A write does nothing per live view: a view is regenerated when next used, as in
     PyTorch (every write once replayed every live view's operation: k 2.1)."""

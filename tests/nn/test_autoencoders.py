@@ -50,6 +50,7 @@ def test_principal_angle_helper():
 
 
 # ------------------------------------------------------------------------- linear = PCA
+@pytest.mark.slow
 def test_linear_autoencoder_spans_the_top_two_principal_components(digits):
     centred = digits - digits.mean(0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
@@ -200,6 +201,7 @@ def test_denoising_loss_compares_the_output_for_the_corrupted_input_with_the_cle
 
 
 # ------------------------------------------------------------------------------ sparse
+@pytest.mark.slow
 def test_sparse_autoencoder_mean_activation_approaches_target(digits):
     ag.manual_seed(0)
     model = SparseAutoencoder(64, latent=64, sparsity_target=0.05, sparsity_weight=0.1)
@@ -216,6 +218,7 @@ def test_sparse_autoencoder_mean_activation_approaches_target(digits):
     assert parts["reconstruction"].item() < 0.7 * digits.var(0).mean()
 
 
+@pytest.mark.slow
 def test_l1_penalty_lowers_activations(digits):
     x = ag.tensor(digits)
     means = []

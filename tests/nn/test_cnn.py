@@ -63,6 +63,7 @@ def test_vgg_with_batch_norm_matches_pytorch_in_train_and_eval():
     module_parity(ours.eval(), theirs.eval(), [x])       # running statistics
 
 
+@pytest.mark.slow
 def test_small_cnn_learns_the_digits_to_97_percent():
     pytest.importorskip("sklearn", reason="the digits ship with scikit-learn")
     optim = pytest.importorskip("optim")

@@ -99,6 +99,7 @@ def _nearest_distance(samples, data):
     return float(np.sqrt(np.maximum(d2.min(1), 0)).mean())
 
 
+@pytest.mark.slow
 def test_learns_digits_the_game_stays_balanced_and_samples_are_varied():
     X, y = nn.datasets.load_digits()
     X_train, X_test, y_train, _ = nn.datasets.train_test_split(X, y, seed=0)

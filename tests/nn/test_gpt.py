@@ -11,6 +11,7 @@ from dagrad.nn.models import GPT
 from dagrad.nn.objectives import next_token_loss, next_token_pairs, unigram_entropy
 
 
+@pytest.mark.slow
 def test_gpt_learns_the_bundled_text_well_below_the_unigram_entropy_and_generates():
     """Trained on the first 90% of the bundled text (Alice, chapters I-II), measured on the
     last 10%: a model that ignores context can do no better than the unigram entropy."""

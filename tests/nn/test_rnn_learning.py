@@ -76,6 +76,7 @@ def _train_first_token(layer_cls, seed, steps=450):
         return float(np.mean(model(x).numpy().argmax(axis=-1) == y))
 
 
+@pytest.mark.slow
 def test_lstm_remembers_the_first_token_across_40_distractors_and_rnn_does_not():
     lstm = _train_first_token(nn.LSTM, seed=0)
     rnn = _train_first_token(nn.RNN, seed=0)
@@ -84,6 +85,7 @@ def test_lstm_remembers_the_first_token_across_40_distractors_and_rnn_does_not()
 
 
 # ------------------------------------------------------------------- character language model
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_char_lm_learns_the_bundled_text_and_generates(cell):
     text = load_text()

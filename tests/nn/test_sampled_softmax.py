@@ -52,6 +52,7 @@ def test_matches_the_formula_for_given_samples():
     assert mean.item() == pytest.approx(got.numpy().mean())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampler", ["uniform", "log_uniform", "unigram"])
 def test_normaliser_estimate_is_unbiased(sampler):
     """E[Ẑ] = Z, i.e. E[exp(ℓ̂)] = exp(ℓ): the true class is scored exactly, and every

@@ -141,6 +141,7 @@ def _with_bos(y):
     return np.concatenate([np.full((len(y), 1), BOS), y], axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attention", ["additive", "dot"])
 def test_learns_to_reverse_held_out_sequences(attention):
     ag.manual_seed(0)

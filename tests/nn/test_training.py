@@ -94,6 +94,7 @@ def _optimizer(name, params):
     return optim.Adam(params, lr=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("optimizer_name", ["sgd-momentum", "adam"])
 def test_mlp_on_digits_reaches_97_percent(optimizer_name):
     train, test = _digits_loaders()

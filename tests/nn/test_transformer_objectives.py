@@ -74,6 +74,7 @@ class _TinyEncoder(nn.Module):
         return self.head(self.encoder(self.positions(self.tokens(x))))
 
 
+@pytest.mark.slow
 def test_masked_language_model_learns_to_fill_in_tokens():
     """Each sequence repeats a random 3-token word four times (tokens 1..10; 0 is [MASK]): a
     masked token is the one 3 positions before or after it, which attention learns to copy."""

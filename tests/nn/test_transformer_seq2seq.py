@@ -1,6 +1,7 @@
 """The encoder-decoder Transformer model: it learns to reverse sequences (held out, greedy
 decoding), padding is masked, and decoding behaves."""
 import numpy as np
+import pytest
 
 from dagrad import autograd as ag
 from dagrad import nn
@@ -18,6 +19,7 @@ def _reversal(n, seed):
     return x, np.concatenate([np.full((n, 1), BOS), y], axis=1)
 
 
+@pytest.mark.slow
 def test_learns_to_reverse_sequences_held_out():
     ag.manual_seed(0)
     model = Seq2SeqTransformer(1, 1, 32, 4, SYMBOLS, SYMBOLS + 1, dim_feedforward=64,

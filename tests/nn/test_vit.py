@@ -96,6 +96,7 @@ def test_gradcheck():
     assert ag.gradcheck(lambda x, *ps: m(x), [x, *m.parameters()])
 
 
+@pytest.mark.slow
 def test_reaches_90_percent_on_the_digits():
     X_all, y_all = nn.datasets.load_digits()
     X_train, X_test, y_train, y_test = nn.datasets.train_test_split(X_all, y_all, seed=0)

@@ -190,6 +190,7 @@ ALICE_KINDS = {
                    "took ran tried").split()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, epochs, shuffle", [("skipgram", 20, False), ("cbow", 40, False),
                                                    ("skipgram", 20, True)])
 def test_words_of_a_kind_are_nearer_than_random_words_in_the_bundled_text(mode, epochs, shuffle):

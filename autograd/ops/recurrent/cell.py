@@ -41,6 +41,10 @@ class Cell:
             The step's gradients that the operation returns or sums over the steps are given
             to ``join(k, parts)``, which concatenates ``parts`` (…, width) into slot k of this
             step and returns the result; slot 0 is dL/dx, the gradient of the input projection.
+            A one-part gradient may be computed into ``join.row(k, like)`` (``out=``; None
+            when recorded), so that ``join`` copies nothing. The returned d_state holds new
+            arrays: on the fast path the operation adds the output's gradient into dL/dh in
+            place.
         weight_grads(xp, grads, history, kept, w) -> one gradient per weight (None where the
             weight is None): ``grads`` the slots, each (T, N, width) over all steps;
             ``history`` the state over time, one (T + 1, N, H) array per part (h₀ … h_T, ...);

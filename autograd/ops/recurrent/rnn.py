@@ -35,7 +35,7 @@ class RNN(Cell):
 
     def step_grads(self, xp, d_state, state, h, w, join):
         slope = 1 - h * h if self.nonlinearity == "tanh" else h > 0
-        da = join(0, [d_state[0] * slope])
+        da = join(0, [xp.multiply(d_state[0], slope, out=join.row(0, h))])
         return (product(da, w[0]),)
 
     def weight_grads(self, xp, grads, history, kept, w):

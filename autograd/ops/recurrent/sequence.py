@@ -65,24 +65,41 @@ class Weights(tuple):
 class Joins:
     """Where ``cell.step_grads`` puts a step's gradients: ``join(k, parts)`` concatenates
     ``parts`` along the last axis into slot k at step ``t`` and returns it. On the fast path
-    each slot is one (T, N, width) buffer written in place; recorded, a list of T steps."""
+    each slot is one (T, N, width) buffer written in place; recorded, a list of T steps.
+    ``join.row(k, like)`` hands out slot k's row of this step, for a one-part gradient to be
+    computed straight into it (``out=``), so that ``join`` then copies nothing."""
 
     def __init__(self, xp, steps):
         self.xp, self.steps, self.t, self.slots = xp, steps, steps - 1, {}
+        self.given = None
+
+    def buffer(self, k, parts):
+        """Slot k's (T, N, width) buffer on the fast path, made at first use."""
+        slot = self.slots.get(k)
+        if slot is None:
+            first = parts[0]
+            width = sum(p.shape[-1] for p in parts)
+            slot = self.slots[k] = np.empty((self.steps,) + first.shape[:-1] + (width,),
+                                            first.dtype)
+        return slot
+
+    def row(self, k, like):
+        """Slot k's row of this step, shaped like ``like`` (fast path), or None (recorded)."""
+        if self.xp is not FAST:
+            return None
+        self.given = self.buffer(k, (like,))[self.t]
+        return self.given
 
     def __call__(self, k, parts):
-        slot = self.slots.get(k)
         if self.xp is FAST:
-            if slot is None:
-                first = parts[0]
-                width = sum(p.shape[-1] for p in parts)
-                slot = self.slots[k] = np.empty((self.steps,) + first.shape[:-1] + (width,),
-                                                first.dtype)
-            row = slot[self.t]
+            if len(parts) == 1 and parts[0] is self.given:      # already in its row
+                return parts[0]
+            row = self.buffer(k, parts)[self.t]
             if len(parts) == 1:
                 row[...] = parts[0]
                 return row
             return np.concatenate(parts, axis=-1, out=row)
+        slot = self.slots.get(k)
         if slot is None:
             slot = self.slots[k] = [None] * self.steps
         slot[self.t] = (parts[0] if len(parts) == 1 else
@@ -181,7 +198,7 @@ class Sequence(Function):
         for t in range(steps - 1, -1, -1):
             join.t = t
             d_state = cell.step_grads(xp, d_state, states[t], kept[t], w, join)
-            if t:
-                d_state = (d_state[0] + grad[t - 1],) + d_state[1:]
+            if t:       # in place on the fast path: step_grads returns new arrays
+                d_state = (xp.add(d_state[0], grad[t - 1], out=d_state[0]),) + d_state[1:]
         grads = join.stacked()
         return (grads[0], *d_state, *cell.weight_grads(xp, grads, history, kept, w))
