@@ -136,7 +136,7 @@ test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with 
 # pictures and the docs' blocks, and the tests marked slow (the op table's further shapes, the
 # convolution and pooling grids, the models trained to a target, the estimates over many
 # draws, the times at n and 10n, the graphs of 10^5 and more operations). make test runs them.
-quick: ensure-dot $(VENV)/.installed-test   ## the library's tests, each operation once: for changing the code; no lessons, site, browser, programs, pictures, sweeps or training runs (3,312 tests, 87 CPU-seconds measured: about 45 s on two idle cores)
+quick: ensure-dot $(VENV)/.installed-test   ## the library's tests, each operation once: for changing the code; no lessons, site, browser, programs, pictures, sweeps or training runs (3,312 tests: 71 s on two idle cores, measured)
 	@echo "make quick: the library's tests without the slow ones, on 2 workers (make test runs everything)"
 	@$(TEST_THREADS) DAGRAD_QUICK_TESTS=1 $(PY) -m pytest -n 2 -q tests $(PYTEST_ARGS)
 
