@@ -3,14 +3,19 @@
 ``autograd`` here is the PyPI package HIPS autograd, not dagrad's ``dagrad.autograd``: this
 module runs only in ``benchmarks/.venv-others``, where dagrad is not installed, and the worker
 takes the repository's root off ``sys.path`` first (``benchmarks.others.worker``)."""
-import autograd.numpy as anp
+import importlib
+
 import numpy as np
-from autograd import grad
 
 from benchmarks import mlp_step, overhead
 from benchmarks.lstm_cell_step import unrolled_loss
 from benchmarks.lstm_step import LR, NAMES, _problem as lstm_problem
 from benchmarks.others import reference
+
+# Imported by name: the third-party package shares its name with dagrad's own `autograd`
+# folder, and a written `import autograd` would read as an import of dagrad's engine.
+anp = importlib.import_module("autograd.numpy")
+grad = importlib.import_module("autograd").grad
 
 
 def _sigmoid(v):

@@ -15,8 +15,6 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SUBPACKAGES = ("autograd", "nn", "optim", "viz")
 BARE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(SUBPACKAGES)})(?:\.|\s|$)", re.M)
-# Imports HIPS autograd (the PyPI ``autograd``) on purpose, from its own venv (benchmarks.others).
-HIPS_AUTOGRAD_USERS = {"benchmarks/others/steps_hips.py"}
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +70,7 @@ def _sources():
 
 def test_nothing_imports_the_bare_folder_names():
     offenders = [f"{path.relative_to(ROOT)}: {m.group(0).strip()}"
-                 for path, text in _sources() for m in BARE_IMPORT.finditer(text)
-                 if str(path.relative_to(ROOT)) not in HIPS_AUTOGRAD_USERS]
+                 for path, text in _sources() for m in BARE_IMPORT.finditer(text)]
     assert offenders == [], "use `from dagrad import ...` or a relative import:\n" + \
         "\n".join(offenders)
 
