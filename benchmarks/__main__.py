@@ -9,7 +9,9 @@ autodiff engines) and write a table.
     python -m benchmarks --out benchmarks/RESULTS.md   # the committed table (make bench-results)
 
 A full run takes 7 to 12 minutes on 2 cores (the first run also installs the other engines
-into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it.
+into ``benchmarks/.venv-others``); ``--only`` and ``--rounds`` shorten it. Rounds are 7 per
+framework, 2 for W6 (one of its processes runs 10-16 s); ``--rounds N`` sets N for every
+workload, W6 included (a before/after gap of a few percent on W6 needs more than 2).
 
 Each framework runs in its own process (see ``benchmarks.common``); the table gives medians,
 ratios against PyTorch CPU, and the working memory of a step (peak resident memory above the
@@ -128,7 +130,9 @@ def _before_and_now(rows, rev):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="workload ids, e.g. W1 W3")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int,
+                        help="alternated rounds per framework (default 7, and 2 for W6, whose "
+                             "process runs 10-16 s; given, it applies to W6 too)")
     parser.add_argument("--malloc", action="store_true",
                         help="also time dagrad without ag.keep_freed_memory() (glibc defaults)")
     parser.add_argument("--no-others", action="store_true",
@@ -148,7 +152,7 @@ def main():
         except ImportError as e:
             print(f"{wid}: skipped ({e})")
             continue
-        rounds = 2 if wid == "W6" else args.rounds
+        rounds = args.rounds or (2 if wid == "W6" else 7)
         names = available(setups)
         if args.malloc and "dagrad" in names:
             names.append("dagrad" + MALLOC_DEFAULTS)
@@ -200,9 +204,9 @@ def main():
         lines += _before_and_now(rows, args.before)
     if not args.no_others:
         print("\nother NumPy engines (benchmarks.others)")
-        lines += others.lines({wid: s for wid, _, _, s in rows}, args.rounds)
+        lines += others.lines({wid: s for wid, _, _, s in rows}, args.rounds or 7)
     lines += _products_alone([wid for wid, *_ in rows if wid in matmul_floor.PRODUCTS],
-                             args.rounds)
+                             args.rounds or 7)
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"\nwrote {args.out}")
     for tree in where.values():
