@@ -65,7 +65,7 @@ def test_make_quick_is_pytest_over_the_tests_with_the_quick_switch():
     """make quick: every test folder, with DAGRAD_QUICK_TESTS=1, which tests/stages.py reads to
     leave out what only make test runs."""
     command = recipe("quick", dry=True)
-    assert "DAGRAD_QUICK_TESTS=1 echo -m pytest -n 2 -q tests" in command, command
+    assert "DAGRAD_QUICK_TESTS=1 echo -m pytest -n 2 --dist worksteal -q tests" in command, command
 
 
 def quick_run_ids():

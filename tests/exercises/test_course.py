@@ -159,6 +159,7 @@ def hidden_cells(course, stem):
             if "### BEGIN HIDDEN TESTS" in cell_source(c)}
 
 
+@pytest.mark.lesson                # runs lessons 01 and 02 in kernels, nbgrader's and ours
 def test_the_lessons_as_an_nbgrader_course(tmp_path):
     nbgrader_or_skip()
     work = tmp_path / "work"
