@@ -98,6 +98,32 @@ def test_load_digits_is_scaled_float32_with_int64_labels():
     assert X.min() == 0 and X.max() == 1 and set(y.tolist()) == set(range(10))
 
 
+def test_load_digits_reads_what_scikit_learn_loads_without_importing_it():
+    """The file is read where scikit-learn keeps it (its import takes 1-2 s); the values are
+    scikit-learn's own, and its loader is the way when the file is not where expected."""
+    import subprocess
+    import sys
+    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+    reference = sklearn_datasets.load_digits()
+    X, y = datasets.load_digits()
+    np.testing.assert_array_equal(X, (reference.data / 16).astype(np.float32))
+    np.testing.assert_array_equal(y, reference.target)
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys; from dagrad.nn import datasets; "
+         "datasets.load_digits(); print('sklearn.datasets' in sys.modules)"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert imported == "False"
+
+
+def test_load_digits_falls_back_to_scikit_learn_when_the_file_moved(monkeypatch):
+    pytest.importorskip("sklearn.datasets")
+    from dagrad.nn.datasets import digits
+    monkeypatch.setattr(digits, "_bundled_file", lambda: None)
+    X, y = datasets.load_digits()
+    assert X.shape == (1797, 64) and X.dtype == np.float32 and X.max() == 1
+    assert y.dtype == np.int64 and set(y.tolist()) == set(range(10))
+
+
 def test_load_digits_names_the_extra_when_scikit_learn_is_missing(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "sklearn", None)
