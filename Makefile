@@ -119,11 +119,12 @@ demo: ensure-dot $(VENV)/.installed-demo   ## set up .venv, train an MLP on the 
 
 # pytest exits with 5 when it collects no tests; that is a failure here. Besides pytest's dots,
 # each lesson run, the site and each browser test print a line as they finish, and a summary
-# gives the time of each stage (tests/conftest.py). The stages' long tests are handed out first
-# and a worker that runs out takes half of the other's remaining tests (--dist worksteal), so
-# the run does not end on one worker running long tests alone (tests/conftest.py).
+# gives the time of each stage (tests/conftest.py). A worker that runs out of tests takes half
+# of the other's remaining ones (--dist worksteal): with xdist's default the run ended on one
+# worker running the last seven lessons alone for 1 min 30 s. (Handing the long tests out
+# first was slower: lessons in both workers at once, or beside Chromium, ran 5-8 s longer each.)
 test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included (13 min on two idle cores, measured: 8,464 tests in 13 min 15 s; far longer on a busy machine)
-	@echo "make test: every test on 2 workers ($(TEST_THREADS)): a line for each lesson run, the site and each browser test as it finishes (they start first), the library's tests as dots"
+	@echo "make test: every test on 2 workers ($(TEST_THREADS)): the library's as dots, then a line for each lesson run, the site and each browser test as it finishes"
 	@status=0; $(TEST_THREADS) $(PY) -m pytest -n 2 --dist worksteal tests $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then \
 	  echo "make test: pytest collected no tests (exit code 5)" >&2; \

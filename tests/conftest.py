@@ -91,14 +91,7 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_collection_modifyitems(config, items):
     """Each test carries its stage in its reports (an xdist worker's too); a quick run keeps
-    the library's tests not marked slow (tests/stages.py); the stages' tests run first.
-
-    Why first: `make test` hands each worker half of the tests and lets a worker that runs out
-    take half of what the other has left (``--dist worksteal``), from the end of its list. A
-    test is never split, so the run ends when the last long test that started late does: with
-    the lessons last in file order, one worker ran the last seven lessons alone for 1 min 30 s
-    while the other waited. Long tests first and the library's short ones after leave only
-    short tests to end on."""
+    the library's tests not marked slow (tests/stages.py)."""
     if quick_run():
         deselected = [item for item in items if not in_quick_run(item)]
         if deselected:
@@ -106,7 +99,6 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if in_quick_run(item)]
     for item in items:
         item.user_properties.append(("stage", stage_of(item)))
-    items.sort(key=lambda item: stage_of(item) == "library")      # stable: file order kept
 
 
 @pytest.hookimpl(trylast=True)             # after the terminal reporter is set up
