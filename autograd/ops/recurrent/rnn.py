@@ -34,8 +34,12 @@ class RNN(Cell):
         return (h,), h
 
     def step_grads(self, xp, d_state, state, h, w, join):
-        slope = 1 - h * h if self.nonlinearity == "tanh" else h > 0
-        da = join(0, [xp.multiply(d_state[0], slope, out=join.row(0, h))])
+        row = join.row(0, h)        # this step's dã (fast path: 1 - h'² is computed in it too)
+        if self.nonlinearity == "tanh":
+            slope = xp.subtract(1, xp.multiply(h, h, out=row), out=row)
+        else:
+            slope = h > 0
+        da = join(0, [xp.multiply(d_state[0], slope, out=row)])
         return (product(da, w[0]),)
 
     def weight_grads(self, xp, grads, history, kept, w):

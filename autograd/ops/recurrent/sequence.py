@@ -18,10 +18,11 @@ from ...xp import NUMPY, TENSOR
 from .cell import stack_steps
 from .product import RecurrentGates
 
-# What a step computes with: the namespace's functions, plus add, multiply, tanh and relu that
-# take ``out=``, so that a step writes each part of its new state straight into its row of the
-# operation's output on the fast path (recorded, ``out`` is None and ignored).
-FAST = SimpleNamespace(**vars(NUMPY), add=np.add, multiply=np.multiply,
+# What a step computes with: the namespace's functions, plus add, subtract, multiply, tanh and
+# relu that take ``out=``, so that a step writes each part of its new state (and a gradient)
+# straight into its row of the operation's output on the fast path (recorded, ``out`` is None
+# and ignored).
+FAST = SimpleNamespace(**vars(NUMPY), add=np.add, subtract=np.subtract, multiply=np.multiply,
                        relu=lambda a, out=None: np.maximum(a, 0, out=out))
 _RECORDED = []
 
@@ -33,7 +34,8 @@ def recorded():
         xp = TENSOR
         _RECORDED.append(SimpleNamespace(
             **{**vars(xp), "tanh": lambda a, out=None: xp.tanh(a)},
-            add=lambda a, b, out=None: a + b, multiply=lambda a, b, out=None: a * b,
+            add=lambda a, b, out=None: a + b, subtract=lambda a, b, out=None: a - b,
+            multiply=lambda a, b, out=None: a * b,
             relu=lambda a, out=None: a.relu()))
     return _RECORDED[0]
 
