@@ -22,9 +22,10 @@ taken for this run's blank run.
 order (the library's first half on one, the rest, lessons and browser included, on the
 other), and a worker that runs out takes half of the other's remaining tests. With xdist's
 default, both workers reached the lessons together at the end and the run ended on one worker
-running the last seven alone for 1 min 30 s; lessons beside the library's tests also run
-faster than beside each other or beside Chromium (measured: 10 min 38 s against 11 min 56 s
-with the default and 13 min 06 s with the lessons handed out first).
+running the last seven alone for 1 min 30 s. Handing the lessons out first put two lesson
+kernels side by side, or one beside Chromium, for most of the run; in its one run each lesson
+test took 5-8 s longer (13 min 06 s in all). One run of each order proves little on this
+machine: three runs of the same code took 10 min 38 s, 11 min 24 s and 13 min 08 s.
 """
 import time
 
