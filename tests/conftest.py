@@ -25,7 +25,7 @@ default, both workers reached the lessons together at the end and the run ended 
 running the last seven alone for 1 min 30 s. Handing the lessons out first put two lesson
 kernels side by side, or one beside Chromium, for most of the run; in its one run each lesson
 test took 5-8 s longer (13 min 06 s in all). One run of each order proves little on this
-machine: three runs of the same code took 10 min 38 s, 11 min 24 s and 13 min 08 s.
+machine: two runs of the same code (but for comments) took 13 min 08 s and 10 min 24 s.
 """
 import time
 

@@ -31,8 +31,8 @@ def load_digits():
 
 
 def _bundled_file():
-    """scikit-learn's ``datasets/data/digits.csv.gz`` if scikit-learn is installed and has it,
-    else None."""
+    """scikit-learn's ``datasets/data/digits.csv.gz``, or None when scikit-learn keeps it
+    elsewhere; raises ImportError (naming the extra) when scikit-learn is not installed."""
     try:
         spec = importlib.util.find_spec("sklearn")
     except (ImportError, ValueError):

@@ -34,8 +34,8 @@ class Cell:
             backward reads (the gates). ``out`` has one entry per part of the state: on the
             fast path the row of the operation's output where the new value goes, for the
             last function computing it (``xp.add``, ``xp.subtract``, ``xp.multiply``,
-            ``xp.tanh``, ``xp.relu`` and ``w.times`` take ``out=``; a value computed elsewhere is copied
-            there), recorded None.
+            ``xp.tanh``, ``xp.relu`` and ``w.times`` take ``out=``; a value computed elsewhere
+            is copied there), recorded None.
         step_grads(xp, d_state, state, kept, w, join) -> d_state before the step: d_state is
             dL/d(new state) (a tuple like the state), ``state`` the state before the step.
             The step's gradients that the operation returns or sums over the steps are given
