@@ -1,13 +1,13 @@
 """The lessons' exercise checks can tell a right answer from a wrong one, and show it.
 
-For every notebook with exercises: run it with the solutions (notebooks/solutions/<stem>.py)
-typed into the answer cells, and every check cell must show ✓ (read from the cell's displayed
-outputs, as the student sees them) and log right; run it with the wrong answers
-(tests/notebooks/wrong_answers/<stem>.py: the mistakes students make) and every check cell must
-show ✗, without the right value (a first attempt gets hints, not the answer), with the
-diagnosis the wrong answer's `# expect:` line names. These two runs stop after the last check
-cell; the blank run, tests/test_notebooks.py::test_notebook_runs, runs it all. Every answer cell
-has a solution and a wrong answer.
+Every notebook with exercises runs once as a student who first types the mistake a student
+makes (tests/notebooks/wrong_answers/<stem>.py), reads the check, then types the fix (the worked
+solutions, notebooks/solutions/<stem>.py); tests/notebooks/harness.py wrong_then_right. Each
+wrong answer, judged as a first attempt, must show ✗ (read from the cell's displayed outputs, as
+the student sees them) without the right value (a first attempt gets hints, not the answer),
+with the diagnosis its `# expect:` line names; each fix must show ✓ alone and log right. The run
+stops after the last check cell; the blank run, tests/test_notebooks.py::test_notebook_runs,
+runs it all. Every answer cell has a solution and a wrong answer.
 
 And a check cell neither computes nor states its answer: it reads `check("NN.k", answer, ...)`,
 the expected value, the why and the misconceptions living in dagrad.exercises.lessons.
@@ -31,30 +31,33 @@ IDS = [p.stem for p in EXERCISE_NOTEBOOKS]
 RIGHT, WRONG = "✓ right", "✗ wrong"
 
 
-def run_with(path, sections, tmp_path):
-    """(logged records by exercise, displayed check-cell outputs by exercise)."""
+def run_wrong_then_right(path, tmp_path):
+    """{"wrong": ..., "right": ...}: (logged records by exercise, displayed check-cell outputs
+    by exercise) of one run of the lesson answered wrong first and then right."""
     pytest.importorskip("nbformat", reason="install the notebooks extra")
     pytest.importorskip("nbclient", reason="install the notebooks extra")
     nb = harness.read_notebook(path)
-    answered = harness.through_last_check(harness.inject(nb, sections))
+    wrong = harness.read_sections(harness.wrong_answers_path(path))
+    right = harness.read_sections(harness.solutions_path(path))
+    answered = harness.wrong_then_right(nb, wrong, right)
     records = harness.execute(answered, tmp_path / "checks.jsonl")
-    grouped = harness.by_exercise(records)
-    missing = set(harness.exercise_ids(nb)) - set(grouped)
-    assert not missing, f"exercises whose check did not run (or not with exercise=<id>): {missing}"
-    return grouped, harness.displayed_checks(answered)
+    split = harness.split_attempts(records, answered)
+    for kind, (grouped, _) in split.items():
+        missing = set(harness.exercise_ids(nb)) - set(grouped)
+        assert not missing, (f"exercises whose check did not run on the {kind} answer (or not "
+                             f"with exercise=<id>): {missing}")
+    return split, wrong
 
 
-@pytest.mark.lesson
-@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
-def test_solutions_pass_every_check(path, tmp_path):
-    sections = harness.read_sections(harness.solutions_path(path))
-    grouped, shown = run_with(path, sections, tmp_path)
-    failed = [r for records in grouped.values() for r in records if not r["ok"]]
-    assert not failed, f"checks that reject the solutions: {failed}"
-    problems = [f"{ident}: the check cell shows {' | '.join(texts)[:300]!r}"
-                for ident, texts in shown.items()
-                if not any(RIGHT in t for t in texts) or any(WRONG in t for t in texts)]
-    assert not problems, "check cells that do not show ✓ alone:\n" + "\n".join(problems)
+def right_answer_problems(grouped, shown):
+    """What is wrong with the checks' verdicts on the solutions: each must log right and show
+    ✓ alone."""
+    problems = [f"{r['exercise']}: the check rejects the solution: {r['message'][:200]}"
+                for records in grouped.values() for r in records if not r["ok"]]
+    problems += [f"{ident}: the check cell shows {' | '.join(texts)[:300]!r}"
+                 for ident, texts in shown.items()
+                 if not any(RIGHT in t for t in texts) or any(WRONG in t for t in texts)]
+    return problems
 
 
 def shows(secret, text):
@@ -62,11 +65,9 @@ def shows(secret, text):
     return re.search(r"(?<![\w.])" + re.escape(secret) + r"(?!\w|\.\d)", text) is not None
 
 
-@pytest.mark.lesson
-@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
-def test_wrong_answers_fail_every_check(path, tmp_path):
-    sections = harness.read_sections(harness.wrong_answers_path(path))
-    grouped, shown = run_with(path, sections, tmp_path)
+def wrong_answer_problems(grouped, shown, sections):
+    """What is wrong with the checks' verdicts on the wrong answers: each must show ✗, log
+    the diagnosis its ``# expect:`` line names, and not show the right value."""
     problems = []
     for ident, source in sections.items():
         expected = harness.expected_diagnosis(source)
@@ -89,6 +90,15 @@ def test_wrong_answers_fail_every_check(path, tmp_path):
                         any(shows(secret, t) for t in texts):
                     problems.append(f"{ident}: a first attempt shows the right value "
                                     f"{secret[:60]!r}")
+    return problems
+
+
+@pytest.mark.lesson
+@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=IDS)
+def test_each_check_fails_the_mistake_then_passes_the_fix(path, tmp_path):
+    split, wrong = run_wrong_then_right(path, tmp_path)
+    problems = wrong_answer_problems(*split["wrong"], wrong)
+    problems += right_answer_problems(*split["right"])
     assert not problems, "\n".join(problems)
 
 
@@ -179,3 +189,37 @@ def test_answer_files_parse_into_sections(tmp_path):
     answers.write_text("# %% exercise 03.1\nx = 1\n# %% exercise 03.1\nx = 2\n", encoding="utf-8")
     with pytest.raises(ValueError, match="03.1 appears twice"):
         harness.read_sections(answers)
+
+
+def test_a_wrong_then_right_run_answers_each_exercise_twice_and_splits_what_it_logged():
+    def code(source, tag=None):
+        return {"cell_type": "code", "source": source, "outputs": [],
+                "metadata": {"tags": [tag]} if tag else {}}
+    cells = [code("setup = 1"), code("x = None", "exercise:03.1"), code("plot(x)"),
+             code('check("03.1", x)', "check:03.1"), code("between = 2"),
+             code("y = None", "exercise:03.2"), code('check("03.2", y)', "check:03.2"),
+             {"cell_type": "markdown", "source": "## after the last check", "metadata": {}}]
+    nb = {"cells": cells}
+    run = harness.wrong_then_right(nb, {"03.1": "x = -1", "03.2": "y = 0"},
+                                   {"03.1": "x = 1", "03.2": "y = 2"})
+    sources = [c["source"] for c in run["cells"]]
+    marks = [k for k, c in enumerate(run["cells"]) if "_log.write" in c["source"]]
+    assert [sources[k + 1] for k in marks] == ["x = -1", "x = 1", "y = 0", "y = 2"]
+    assert sources[0] == "setup = 1" and sources.count("plot(x)") == 2
+    assert sources.count("between = 2") == 1 and len(sources) == 1 + 2 * 4 + 1 + 2 * 3
+    for k, c in enumerate(run["cells"]):
+        c["outputs"] = [{"output_type": "stream", "name": "stdout", "text": f"cell {k}"}] \
+            if c["source"].startswith("check") else []
+    records = [{"answered": "wrong"}, {"exercise": "03.1", "ok": False},
+               {"answered": "right"}, {"exercise": "03.1", "ok": True},
+               {"answered": "wrong"}, {"exercise": "03.2", "ok": False},
+               {"answered": "right"}, {"exercise": "03.2", "ok": True}]
+    split = harness.split_attempts(records, run)
+    for kind, ok in (("wrong", False), ("right", True)):
+        grouped, shown = split[kind]
+        assert {i: [r["ok"] for r in rs] for i, rs in grouped.items()} == \
+            {"03.1": [ok], "03.2": [ok]}
+        assert all(len(texts) == 1 for texts in shown.values())
+    assert split["wrong"][1]["03.1"] != split["right"][1]["03.1"]
+    with pytest.raises(AssertionError, match="03.2"):
+        harness.wrong_then_right({"cells": [cells[1], cells[5], cells[3], cells[6]]}, {}, {})

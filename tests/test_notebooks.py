@@ -5,7 +5,7 @@ checks, and exercises that a check judges (or, open-ended, that carry a model an
 
 Running a notebook here is the student's first run, with every answer still blank: each
 exercise check must then say "not answered" and the notebook must still run to the end.
-tests/test_exercises_notebooks.py runs them again with the solutions and with wrong answers."""
+tests/test_exercises_notebooks.py runs them again, each exercise answered wrong and then right."""
 import json
 import pathlib
 import re

@@ -1,6 +1,6 @@
 """Run a teaching notebook as a student would: blank, with the solutions typed in, or with
-wrong answers typed in, and read back what every exercise check said: the verdicts the check
-cells displayed (what the student sees) and the log.
+each exercise answered wrong first and then right, and read back what every exercise check
+said: the verdicts the check cells displayed (what the student sees) and the log.
 
 The exercise protocol (docs/notebooks.md, "Exercises"): the cell where the student answers
 exercise `08.3` is tagged `exercise:08.3`, the cell that judges it `check:08.3`, and each check
@@ -18,8 +18,8 @@ import os
 import pathlib
 import re
 
-from dagrad.exercises.answers import (TAG, exercise_ids, inject, read_sections,  # noqa: F401
-                                     tagged_cells)
+from dagrad.exercises.answers import (TAG, cell_tag, exercise_ids, inject,  # noqa: F401
+                                     read_sections, tagged_cells)
 
 from tests.stages import refuse_in_quick_run
 from website.build import notebook_client
@@ -68,6 +68,77 @@ def through_last_check(nb):
     if last is not None:
         nb["cells"] = nb["cells"][:last + 1]
     return nb
+
+
+WRONG_THEN_RIGHT = "answered"          # the cell metadata key naming a copy's answer
+
+
+def mark_attempt(kind, like):
+    """A code cell (a copy of the code cell ``like``, so of its type) that logs
+    ``{"answered": kind}``, so the records after it are read as ``kind``'s."""
+    cell = copy.deepcopy(like)
+    cell["source"] = ("import json as _json, os as _os\n"
+                      f"with open(_os.environ[{LOG_VARIABLE!r}], 'a') as _log:\n"
+                      f"    _log.write(_json.dumps({{{WRONG_THEN_RIGHT!r}: {kind!r}}}) + '\\n')")
+    cell["outputs"] = []
+    cell["metadata"].clear()
+    cell["metadata"][WRONG_THEN_RIGHT] = kind
+    return cell
+
+
+def wrong_then_right(nb, wrong, right):
+    """A copy of ``nb`` (through its last check cell) answered as a student who types each
+    exercise's mistake, reads the check, then types the fix: each exercise's cells, from its
+    answer cell to its last check cell, appear twice, answered from ``wrong`` and then from
+    ``right`` (each copy's cells carry ``metadata.answered``), behind a cell marking the log.
+    One kernel run then judges both answers, every wrong one as a first attempt."""
+    nb = through_last_check(nb)
+    spans = {}
+    for k, cell in enumerate(nb["cells"]):
+        tag = cell_tag(cell)
+        if tag:
+            spans.setdefault(tag[1], []).append(k)
+    starts = {min(ks): (ident, max(ks)) for ident, ks in spans.items()}
+    cells, k = [], 0
+    while k < len(nb["cells"]):
+        if k not in starts:
+            cells.append(nb["cells"][k])
+            k += 1
+            continue
+        ident, last = starts[k]
+        span = nb["cells"][k:last + 1]
+        inner = {cell_tag(c)[1] for c in span if cell_tag(c)} - {ident}
+        assert not inner, f"exercise {ident}'s cells enclose those of {sorted(inner)}"
+        for kind, sections in (("wrong", wrong), ("right", right)):
+            cells.append(mark_attempt(kind, span[0]))
+            for cell in copy.deepcopy(span):
+                if cell_tag(cell) == ("exercise", ident):
+                    cell["source"] = sections[ident]
+                cell["metadata"][WRONG_THEN_RIGHT] = kind
+                cells.append(cell)
+        k = last + 1
+    nb["cells"] = cells
+    return nb
+
+
+def split_attempts(records, nb):
+    """{"wrong": (records by exercise, displayed check outputs by exercise), "right": ...} of a
+    :func:`wrong_then_right` notebook after its run: each record belongs to the answer marked
+    last before it in the log, each check cell's outputs to its copy's answer."""
+    logged = {"wrong": [], "right": []}
+    kind = None
+    for record in records:
+        if WRONG_THEN_RIGHT in record:
+            kind = record[WRONG_THEN_RIGHT]
+        else:
+            assert kind is not None, f"a check logged before the first exercise: {record}"
+            logged[kind].append(record)
+    split = {}
+    for kind in logged:
+        copies = {"cells": [c for c in nb["cells"]
+                            if c.get("metadata", {}).get(WRONG_THEN_RIGHT) == kind]}
+        split[kind] = (by_exercise(logged[kind]), displayed_checks(copies))
+    return split
 
 
 def execute(nb, log_path, folder=NOTEBOOK_DIR, env=None):

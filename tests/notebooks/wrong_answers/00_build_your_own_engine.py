@@ -118,11 +118,12 @@ def sgd_step(params, loss, lr):
         p.data -= lr * p.grad
 
 # %% exercise 00.10
-# expect: earlier_exercise
-# the loop itself is right, but it runs on the engine of the wrong answers above: the check
-# names the earlier exercises to fix first
+# expect: recorded_after
+# the loss recorded after each step, not the loss the step was computed from
+for p, w in zip(model.parameters(), initial_weights):
+    p.data = w
 my_losses = []
 for step in range(STEPS):
     loss = mse([model(x) for x in X_moons], y_moons)
-    my_losses.append(loss.data)
     sgd_step(model.parameters(), loss, LR)
+    my_losses.append(mse([model(x) for x in X_moons], y_moons).data)
