@@ -123,8 +123,8 @@ def sgd_step(params, loss, lr):
 
 # %% exercise 00.10
 # The loss before each step, then the step (it moves the parameters of `model`).
-for p, w in zip(model.parameters(), initial_weights):   # every run starts untrained
-    p.data = w
+for param, initial in zip(model.parameters(), initial_weights):   # every run starts untrained
+    param.data = initial
 my_losses = []
 for step in range(STEPS):
     loss = mse([model(x) for x in X_moons], y_moons)

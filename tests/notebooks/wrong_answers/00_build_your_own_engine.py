@@ -120,8 +120,8 @@ def sgd_step(params, loss, lr):
 # %% exercise 00.10
 # expect: recorded_after
 # the loss recorded after each step, not the loss the step was computed from
-for p, w in zip(model.parameters(), initial_weights):
-    p.data = w
+for param, initial in zip(model.parameters(), initial_weights):
+    param.data = initial
 my_losses = []
 for step in range(STEPS):
     loss = mse([model(x) for x in X_moons], y_moons)
