@@ -2,12 +2,13 @@
 
 One test walks the teacher's page: it runs docs/teaching.md's shell blocks as they are, in a
 temporary folder (build lessons 01 and 02, generate the student versions, release, a student
-fetches and submits them blank, collect, autograde, feedback, export), checks that the student
-versions hold no solution, hidden test or model answer, then autogrades three more submissions
-of each lesson with nbgrader: the solutions (full marks), the wrong answers of
+fetches and submits them blank, collect, autograde, feedback, export), with three more
+submissions of each lesson put into submitted/ by hand before the grading block, as the page
+says submissions that come some other way are: the solutions (full marks), the wrong answers of
 tests/notebooks/wrong_answers/ (at most half, each lost point's feedback holding the check's
 diagnosis) and answers typed in as numbers copied from a solved run (which lose exactly the
-hidden tests' points). The wrong submission's feedback page holds check_grads' picture, shown in
+hidden tests' points). It checks that the student versions hold no solution, hidden test or
+model answer, and reads every grade and feedback page. The wrong submission's feedback page holds check_grads' picture, shown in
 Chromium and saved under test-artifacts/.
 """
 import getpass
@@ -58,9 +59,11 @@ def run(command, cwd, env):
     return result.stdout + result.stderr
 
 
-def walk_the_page(work, env):
+def walk_the_page(work, env, before_grading):
     """Run the page's blocks where it says: the teacher's in ``work`` (then in course/), the
-    student's in a folder of their own. The installation block is skipped (done already)."""
+    student's in a folder of their own; ``before_grading()`` runs just before the block that
+    collects and grades (where the page puts submissions that come some other way). The
+    installation block is skipped (done already)."""
     folders = {"the teacher, in a checkout of dagrad": None, "the teacher": work,
                "the teacher, in course/": work / "course", "a student, in their own folder":
                work / "student"}
@@ -69,6 +72,8 @@ def walk_the_page(work, env):
     for who, code in shell_blocks():
         assert who in folders, f"docs/teaching.md: a sh block for {who!r}, not one of {folders}"
         if folders[who] is not None:
+            if "nbgrader autograde" in code:
+                before_grading()
             run(code, folders[who], env)
             ran.append(who)
     assert ran.count("a student, in their own folder") == 1 and len(ran) == 4, ran
@@ -168,8 +173,19 @@ def test_the_lessons_as_an_nbgrader_course(tmp_path):
                JUPYTER_CONFIG_DIR=str(tmp_path / "jupyter-config"),
                PATH=f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     (tmp_path / "exchange").mkdir()
-    walk_the_page(work, env)
     course = work / "course"
+
+    def three_more_submissions():
+        """The solutions, the wrong answers and the typed-in numbers of each lesson, put into
+        submitted/ by hand as the page says, so the page's own block grades them."""
+        for stem in LESSONS.values():
+            path = harness.NOTEBOOK_DIR / f"{stem}.ipynb"
+            write_submission(course, "solutions", stem, harness.read_sections(
+                harness.solutions_path(path)))
+            write_submission(course, "wrong", stem, harness.read_sections(
+                harness.wrong_answers_path(path)))
+            write_submission(course, "typed", stem, typed_in_sections(stem, tmp_path))
+    walk_the_page(work, env, three_more_submissions)
     blank = getpass.getuser()          # the student who submitted through the exchange
 
     # the student versions: no solution, no hidden test, no model answer
@@ -186,16 +202,6 @@ def test_the_lessons_as_an_nbgrader_course(tmp_path):
             assert marker not in student, f"{stem}: the student version holds {marker!r}"
         assert 'check("01.' in student or 'check("02.' in student
 
-    # three more submissions of each lesson, autograded and given feedback by nbgrader
-    for stem in LESSONS.values():
-        path = harness.NOTEBOOK_DIR / f"{stem}.ipynb"
-        write_submission(course, "solutions", stem, harness.read_sections(
-            harness.solutions_path(path)))
-        write_submission(course, "wrong", stem, harness.read_sections(
-            harness.wrong_answers_path(path)))
-        write_submission(course, "typed", stem, typed_in_sections(stem, tmp_path))
-        run(f"nbgrader autograde {stem} && nbgrader generate_feedback {stem} && "
-            f"nbgrader export", course, env)
     check_the_grades(course, blank)
     look_at_the_feedback(course / "feedback" / "wrong" / LESSONS["01"] /
                          f"{LESSONS['01']}.html")
