@@ -16,7 +16,8 @@ test_notebook_runs or by the site's build, whichever asks first (tests/notebooks
 the site is built once; and each of its pages is visited once at 1280 x 800 and once on a
 phone, the site tests asserting on what those visits found (tests/site/page_facts.py). Each
 run still executes every lesson and visits every page: a copy from an earlier run is never
-taken for this run's blank run.
+taken for this run's blank run. A lesson's one other run judges both its wrong answers and its
+solutions: each exercise answered wrong, then right (tests/test_exercises_notebooks.py).
 
 `make test` runs with ``--dist worksteal``: each worker starts on its half of the tests in file
 order (the library's first half on one, the rest, lessons and browser included, on the
