@@ -129,7 +129,7 @@ demo: ensure-dot $(VENV)/.installed-demo   ## set up .venv, train an MLP on the 
 # of the other's remaining ones (--dist worksteal): with xdist's default the run ended on one
 # worker running the last seven lessons alone for 1 min 30 s. (Handing the long tests out
 # first put lessons in both workers at once, or beside Chromium: 5-8 s longer each in its run.)
-test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included (about 11 min on two idle cores, measured: 8,452 tests in 10 min 38 s and 11 min 49 s in two runs; far longer on a busy machine)
+test: ensure-dot ensure-chromium $(VENV)/.installed-test   ## set up .venv with the test extras and run every test, notebooks included (about 11 min on two idle cores, measured: 8,452 tests in 10 min 27 s to 11 min 49 s over four runs; far longer on a busy machine)
 	@echo "make test: every test on 2 workers ($(TEST_THREADS)): the library's as dots, then a line for each lesson run, the site and each browser test as it finishes"
 	@status=0; $(TEST_ENV) $(PY) -m pytest -n 2 --dist worksteal tests $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then \
