@@ -3,9 +3,19 @@ JupyterLab, Jupyter Notebook 7."""
 import re
 
 
+def wait_until_live(player):
+    """Wait until ``player``'s script has run: its frame counter ("1 / n") is in the HTML
+    from the start, but its buttons do nothing until the script has shown frame 0 and set
+    ``data-frame``. A host that renders outputs before running their scripts (Notebook 7 after
+    "Run All Cells") would otherwise take the first click on a dead button."""
+    from playwright.sync_api import expect
+    expect(player).to_have_attribute("data-frame", re.compile(r"^\d+$"))
+
+
 def answer_first_question(player):
     """Step ``player`` (a quiz player's locator) to its first question, type a wrong value,
     then ask to be shown; returns (feedback to the wrong value, feedback after "show")."""
+    wait_until_live(player)
     count = player.locator(".vz-count")
     total = int(count.inner_text().split(" / ")[1])
     question = player.locator(".vz-q.vz-current")

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from .browser import browser_page
-from .quiz_reader import answer_first_question
+from .quiz_reader import answer_first_question, wait_until_live
 from .test_jupyterlab import jupyter_lab
 
 pytestmark = pytest.mark.browser
@@ -74,6 +74,7 @@ def test_a_lesson_runs_and_its_quiz_judges_in_notebook_7(tmp_path):
             players = page.locator(".jp-OutputArea .vz-player")
             assert players.count() == 2
             player = players.first
+            wait_until_live(player)
             player.locator(".vz-controls").scroll_into_view_if_needed()
             count = player.locator(".vz-count")
             expect(count).to_have_text(re.compile(r"^1 / \d+$"))
