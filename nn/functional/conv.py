@@ -3,6 +3,8 @@ normalises its arguments (ints or pairs, ``padding="same"``, unbatched inputs, c
 conv2d of height 1), then calls one operation of ``autograd.ops.conv`` (im2col, one matrix
 product, col2im; the formulas are there). Layout NCHW; weights (C_out, C_in/groups, kh, kw)
 as PyTorch. Pooling and resampling are in ``nn.functional.pooling``."""
+import functools
+
 import numpy as np
 
 from dagrad.autograd import as_tensor
@@ -100,22 +102,52 @@ def batched(x, spatial, fn):
     return out.reshape(out.shape[1:])
 
 
+def conv_window(op, size, kernel, stride, padding, dilation, spatial):
+    """The ``Window`` of a convolution of an image of spatial ``size``, its arguments checked."""
+    st = pair(stride, spatial, "stride", op)
+    dil = pair(dilation, spatial, "dilation", op)
+    if any(v < 1 for v in st + dil):
+        raise ValueError(f"{op}: stride and dilation must be positive, got stride "
+                         f"{stride!r} and dilation {dilation!r}")
+    pads = conv_padding(op, padding, kernel, st, dil)
+    win = window(op, size, kernel, st, pads, dil)
+    if spatial == 1:    # a signal of length L is an image of size 1 x L
+        win = Window(*(((0, 0),) + f if k == 3 else (1,) + f for k, f in enumerate(win)))
+    return win
+
+
+# A layer calls with the same shape and arguments at every step: their window is checked and
+# computed once (a cache hit costs ~0.3 µs; checking the arguments again, ~8 µs a call).
+_cached_conv_window = functools.lru_cache(maxsize=256)(conv_window)
+
+
+def cache_key(value):
+    """An argument as a cache key: an int, bool, string or None as it is, a tuple or list of
+    ints as a tuple; ``UNCACHED`` for anything else, which is checked at every call (a float
+    1.0 would otherwise find the entry of 1 and pass)."""
+    kind = type(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return value
+    if (kind is tuple or kind is list) and all(type(v) is int for v in value):
+        return tuple(value)
+    return UNCACHED
+
+
+UNCACHED = object()
+
+
 def _conv(op, x, weight, bias, stride, padding, dilation, groups, spatial):
     x, weight = as_tensor(x), as_tensor(weight)
     bias = None if bias is None else as_tensor(bias)
 
     def run(x):
         _check_conv(op, x, weight, bias, groups, spatial, transposed=False)
-        kernel = weight.shape[2:]
-        st = pair(stride, spatial, "stride", op)
-        dil = pair(dilation, spatial, "dilation", op)
-        if any(v < 1 for v in st + dil):
-            raise ValueError(f"{op}: stride and dilation must be positive, got stride "
-                             f"{stride!r} and dilation {dilation!r}")
-        pads = conv_padding(op, padding, kernel, st, dil)
-        win = window(op, x.shape[2:], kernel, st, pads, dil)
-        if spatial == 1:    # a signal of length L is an image of size 1 x L
-            win = Window(*(((0, 0),) + f if k == 3 else (1,) + f for k, f in enumerate(win)))
+        size, kernel = x._data.shape[2:], weight._data.shape[2:]
+        keys = (cache_key(stride), cache_key(padding), cache_key(dilation))
+        if UNCACHED in keys:      # an argument of another type: checked at every call
+            win = conv_window(op, size, kernel, stride, padding, dilation, spatial)
+        else:
+            win = _cached_conv_window(op, size, kernel, *keys, spatial)
         xi, wi = _lift(x, weight, spatial)
         args = (xi, wi) if bias is None else (xi, wi, bias)
         out = Conv2d.apply(*args, win=win, groups=int(groups))
