@@ -1,5 +1,7 @@
 """Shape operations: they move elements around without changing them, so each backward just
 moves the gradient back (reshape back, transpose back, slice out, sum the copies)."""
+import math
+
 import numpy as np
 
 from ..args import normalize_dim, normalize_dims, shape_arg
@@ -190,7 +192,8 @@ def flatten(x, start_dim=0, end_dim=-1):
     if s > e:
         raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
                            f"(start_dim={start_dim}, end_dim={end_dim} for shape {tuple(x.shape)})")
-    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
+    dims = x._data.shape
+    shape = dims[:s] + (math.prod(dims[s:e + 1]),) + dims[e + 1:]
     return reshape(x, shape)
 
 
