@@ -205,6 +205,8 @@ def profile(steps=300, top=18):
     """cProfile of ``steps`` dagrad steps: the functions with the most time in themselves."""
     import cProfile
     import pstats
+    from dagrad.autograd import keep_freed_memory
+    keep_freed_memory()                  # as the timed workers do (benchmarks.common._worker)
     step = setup_dagrad()
     for _ in range(5):
         step()
