@@ -117,7 +117,7 @@ def conv_window(op, size, kernel, stride, padding, dilation, spatial):
 
 
 # A layer calls with the same shape and arguments at every step: their window is checked and
-# computed once (a cache hit costs ~0.3 µs; checking the arguments again, ~8 µs a call).
+# computed once (a cache hit, keys included, costs ~0.3 µs; checking the arguments again ~7 µs).
 _cached_conv_window = functools.lru_cache(maxsize=256)(conv_window)
 
 
