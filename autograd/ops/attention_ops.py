@@ -12,7 +12,6 @@ from ..blas import product
 from ..dtypes import floating
 from ..function import Function
 from ..sums import sum_last
-from .linalg import _mT
 
 
 def safe_softmax_(s):
@@ -72,7 +71,7 @@ class AttentionProbs(Function):
         else:                                 # the same, reusing dz's buffer
             dz -= p * sum_last(dz)
         gq = product(dz, k) * ctx.scale if need_q else None
-        gk = product(_mT(ctx.xp, dz), q) * ctx.scale if need_k else None
+        gk = product(dz.mT, q) * ctx.scale if need_k else None
         return gq, gk, (dz if need_mask else None)
 
 

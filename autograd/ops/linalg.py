@@ -31,21 +31,14 @@ class MatMul(Function):
         g2 = grad.reshape(out2)
         ga = gb = None
         if need_a:
-            ga = product(g2, _mT(ctx.xp, b2))
+            ga = product(g2, b2.mT)
             if a.ndim == 1:
                 ga = ga.reshape(ga.shape[:-2] + a.shape)
         if need_b:
-            gb = product(_mT(ctx.xp, a2), g2)
+            gb = product(a2.mT, g2)
             if b.ndim == 1:
                 gb = gb.reshape(gb.shape[:-2] + b.shape)
         return ga, gb
-
-
-def _mT(xp, x):
-    """Swap the last two axes."""
-    axes = list(range(x.ndim))
-    axes[-1], axes[-2] = axes[-2], axes[-1]
-    return xp.transpose(x, axes)
 
 
 class Linear(Function):
@@ -77,7 +70,7 @@ class Linear(Function):
         gx = None
         if need_x:
             gx = product(g2, weight).reshape(x.shape) if x.ndim > 2 else product(grad, weight)
-        gw = product(_mT(ctx.xp, g2), x.reshape((-1, x.shape[-1]))) if need_w else None
+        gw = product(g2.mT, x.reshape((-1, x.shape[-1]))) if need_w else None
         gb = sum_leading(g2, 1) if need_b else None
         return gx, gw, gb
 

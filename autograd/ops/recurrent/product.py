@@ -4,7 +4,6 @@ from ...blas import product
 from ...dtypes import floating
 from ...function import Function
 from ...lazy_grads import ProductGrad
-from ..linalg import _mT
 
 
 class RecurrentGates(Function):
@@ -37,7 +36,7 @@ class RecurrentGates(Function):
         if need_w:
             g2, h2 = grad.reshape((-1, grad.shape[-1])), h.reshape((-1, h.shape[-1]))
             # fast path: the factors, so the steps' dW add up as one product (see ProductGrad)
-            dw = product(_mT(ctx.xp, g2), h2) if ctx.create_graph else ProductGrad(g2, h2)
+            dw = product(g2.mT, h2) if ctx.create_graph else ProductGrad(g2, h2)
         return grad, dh, dw
 
 
