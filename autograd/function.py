@@ -217,10 +217,7 @@ class Function:
         if type(out) is not np.ndarray or out.dtype not in _FLOATING:
             out = real_result(ctx, out, arrays)     # a number, or not floating point: checked
         state = STATE
-        if state.plain:               # grad mode on, nothing to check or keep values for
-            module = state.module
-            if module is not None:
-                ctx.module = module
+        if state.plain:               # grad mode on, nothing to note (one thread-local read)
             return ctx.link(inputs, out)                                        # 3. link
         result = ctx.link(inputs, out) if state.enabled else make_tensor(out, None)
         ctx.note(state, result, inputs, attrs)                                  # 4. note

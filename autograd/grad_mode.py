@@ -14,26 +14,39 @@ class _State(threading.local):
     module = None           # path of the nn.Module currently running ("encoder.layers.0"), for viz
     values = False          # note every recorded operation's values (recording.record)?
     hook = None             # the user hook running ("forward hook 'clip'"), for detect_anomaly
-    # recording, and no anomaly check or values to note: an operation then reads this one
-    # switch instead of three (each read of a thread-local costs ~40 ns, a tenth of a small
-    # operation's bookkeeping); kept up to date by every assignment below. The module path is
-    # not one of them: it changes twice per module call, and an operation reads it on its own.
+    # recording, and no anomaly check, module path or values to note: an operation then reads
+    # this one switch instead of four (each read of a thread-local costs ~40 ns, a tenth of a
+    # small operation's bookkeeping); kept up to date by every assignment below, and by
+    # ``enter_module``/``leave_module``, which a module call uses instead
     plain = True
 
     def __setattr__(self, name, value):
         _store(self, name, value)
-        _store(self, "plain", self.enabled and not self.anomaly and not self.values)
+        _store(self, "plain", self.enabled and not self.anomaly and self.module is None
+               and not self.values)
 
 
 _store = threading.local.__setattr__
 STATE = _State()
 
 
-def set_module_path(path):
-    """Name the nn.Module now running (its dotted path, or None): the operations it runs keep
-    it as their ``module``. Stored as it is: a module call sets it twice, and recomputing
-    ``plain`` each time (``_State.__setattr__``) cost 2.4 µs of a module call's ~6."""
+# A module call names itself twice (entering and leaving), so these two skip __setattr__'s
+# recomputation where its answer is known: with a module path set, ``plain`` is False. Through
+# __setattr__ the two cost 2.4 µs of a module call's ~6.
+def enter_module(path):
+    """The nn.Module at dotted ``path`` (None for a root) starts running: the operations it
+    runs keep the path as their ``module``."""
     _store(STATE, "module", path)
+    if path is not None:
+        _store(STATE, "plain", False)
+
+
+def leave_module(previous):
+    """The running module returns; ``previous`` (the path before ``enter_module``) runs again."""
+    state = STATE
+    _store(state, "module", previous)
+    if previous is None:
+        _store(state, "plain", state.enabled and not state.anomaly and not state.values)
 
 
 def is_grad_enabled():

@@ -36,7 +36,7 @@ import numpy as np
 from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import check_device, parse_to_args
 from dagrad.autograd.anomaly import hook_name, is_finite
-from dagrad.autograd.grad_mode import STATE, set_module_path
+from dagrad.autograd.grad_mode import STATE, enter_module, leave_module
 from dagrad.autograd.versions import mark_written
 
 from .parameter import Parameter
@@ -191,7 +191,7 @@ class Module:
         parent = running.module
         previous = STATE.module
         running.module = self
-        set_module_path(_owner_path(self) if parent is None else _path_in(parent, self, previous))
+        enter_module(_owner_path(self) if parent is None else _path_in(parent, self, previous))
         try:
             if self._forward_pre_hooks:
                 for hook in list(self._forward_pre_hooks.values()):
@@ -207,7 +207,7 @@ class Module:
             return out
         finally:
             running.module = parent
-            set_module_path(previous)
+            leave_module(previous)
 
     def register_forward_pre_hook(self, hook):
         """``hook(module, args)`` runs before ``forward``; it may return new args."""
