@@ -8,7 +8,6 @@ every output is a fixed weighted sum of inputs, y = A_h · x · A_wᵀ with a co
 axis (averages over PyTorch's adaptive bins; 0/1 picks for nearest; two weights for linear). They
 are composed from matrix products, so their gradients (y = A x  ⇒  dL/dx = Aᵀ g) need no code.
 """
-import functools
 import math
 
 import numpy as np
@@ -18,7 +17,7 @@ from dagrad.autograd.tensor import make_tensor
 from dagrad.autograd.ops.conv import Unfold, unfold_copy, window
 from dagrad.autograd.ops.pool import MaxPool2d, flat_windows
 
-from .conv import UNCACHED, batched, cache_key, pair
+from .conv import batched, checked_once, pair
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "interpolate", "max_pool1d",
            "max_pool2d"]
@@ -29,13 +28,10 @@ def _pool_window(op, x, kernel_size, stride, padding, dilation, ceil_mode):
     if x.ndim != 4:
         raise ValueError(f"{op}: expected an input of shape (N, C, H, W) or (C, H, W), got "
                          f"shape {tuple(x.shape)}")
-    keys = tuple(cache_key(a) for a in (kernel_size, stride, padding, dilation, ceil_mode))
-    if UNCACHED in keys:      # an argument of another type: checked at every call
-        return pool_window(op, x._data.shape[2:], kernel_size, stride, padding, dilation,
-                           ceil_mode)
-    return _cached_pool_window(op, x._data.shape[2:], *keys)
+    return pool_window(op, x._data.shape[2:], kernel_size, stride, padding, dilation, ceil_mode)
 
 
+@checked_once
 def pool_window(op, size, kernel_size, stride, padding, dilation, ceil_mode):
     """The ``Window`` of a pooling of an image of spatial ``size``, its arguments checked."""
     kernel = pair(kernel_size, 2, "kernel_size", op)
@@ -51,10 +47,6 @@ def pool_window(op, size, kernel_size, stride, padding, dilation, ceil_mode):
         raise ValueError(f"{op}: padding {pads} must be non-negative and at most half of "
                          f"kernel_size {kernel}")
     return window(op, size, kernel, st, tuple((p, p) for p in pads), dil, ceil_mode)
-
-
-# as ``conv._cached_conv_window``: a layer pools the same shape with the same arguments
-_cached_pool_window = functools.lru_cache(maxsize=256)(pool_window)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -137,14 +137,14 @@ def test_layer_errors():
 
 
 def test_window_arguments_are_checked_at_every_call_though_their_windows_are_cached():
-    """A layer's window is computed once per shape and arguments (nn.functional.conv's cache);
+    """A layer's window is computed once per shape and arguments (nn.functional.conv.checked_once);
     an argument that is refused stays refused after an equal one was cached (1.0 == 1), and the
     input's size still decides (a too small image after a large one)."""
     import dagrad.nn.functional as F
     x, w = ag.zeros(1, 2, 8, 8), ag.zeros(3, 2, 3, 3)
     assert F.conv2d(x, w, stride=1).shape == (1, 3, 6, 6)
     assert F.conv2d(x, w, stride=[2, 2]).shape == (1, 3, 3, 3)      # a list as PyTorch takes
-    for bad in (1.0, (1, 1.0), True + 0.5):
+    for bad in (1.0, (1, 1.0), 1.5):
         with pytest.raises(TypeError, match="stride must be an int or a tuple of 2 ints"):
             F.conv2d(x, w, stride=bad)
     assert F.max_pool2d(x, 2).shape == (1, 2, 4, 4)
