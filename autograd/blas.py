@@ -33,14 +33,17 @@ THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 class _Threads:
     """The BLAS thread controls (found at first use), the number allowed for large products,
-    and the number dagrad last set."""
+    and the number dagrad last set. ``read()`` returns the number the BLAS uses now: for the
+    usual single OpenBLAS, its own C getter called directly (0.08 µs), not through
+    threadpoolctl's Python wrapper (three Python calls on every product)."""
 
-    __slots__ = ("controllers", "allowed", "current")
+    __slots__ = ("controllers", "allowed", "current", "read")
 
     def __init__(self):
         self.controllers = None     # threadpoolctl's controllers of the loaded BLAS libraries
         self.allowed = None
         self.current = None
+        self.read = self.read_all
 
     def find(self):
         try:
@@ -48,12 +51,13 @@ class _Threads:
             self.controllers = ThreadpoolController().select(user_api="blas").lib_controllers
         except Exception:           # not installed, or a platform it cannot inspect
             self.controllers = []
+        self.read = _direct_getter(self.controllers) or self.read_all
         self.current = self.read()
         if self.allowed is None:
             asked = any(os.environ.get(v) for v in THREAD_SETTINGS)
             self.allowed = self.current if asked else 1
 
-    def read(self):
+    def read_all(self):
         """The number of threads the BLAS uses now (1 when there is no BLAS to ask)."""
         for c in self.controllers:
             n = c.get_num_threads()
@@ -67,6 +71,26 @@ class _Threads:
         self.current = n
 
 
+def _direct_getter(controllers):
+    """The C function that threadpoolctl's ``get_num_threads`` calls, when there is one
+    OpenBLAS (threadpoolctl's own choice of symbol); None otherwise, or if threadpoolctl
+    changed how it finds it."""
+    if len(controllers) != 1 or getattr(controllers[0], "internal_api", None) != "openblas":
+        return None
+    c = controllers[0]
+    symbol = ("omp_get_max_threads" if getattr(c, "threading_layer", None) == "openmp"
+              else "openblas_get_num_threads")
+    try:
+        import ctypes
+        found = c._get_symbol(symbol)
+        # called without releasing the GIL (a getter of one int): 0.08 µs against ctypes'
+        # default 0.12 and threadpoolctl's 0.42
+        getter = ctypes.PYFUNCTYPE(ctypes.c_int)(ctypes.cast(found, ctypes.c_void_p).value)
+        return getter if getter() == c.get_num_threads() else None
+    except Exception:
+        return None
+
+
 THREADS = _Threads()
 
 
@@ -74,26 +98,25 @@ def product(a, b, out=None):
     """``a @ b`` (NumPy's ``matmul`` rules; for Tensors, the recorded product) on one BLAS
     thread if it is small, else on all allowed. Its size is batch · m · k · n multiply-adds
     for a (…, m, k) and b (…, k, n), the batch taken from whichever operand has it. ``out``:
-    an array to write the product into (ndarrays only)."""
-    m = a.shape[-2] if len(a.shape) > 1 else 1
-    n = b.shape[-1] if len(b.shape) > 1 else 1
-    use_threads(max(math.prod(a.shape) * n, math.prod(b.shape) * m))
-    return a @ b if out is None else np.matmul(a, b, out=out)
+    an array to write the product into (ndarrays only).
 
-
-def use_threads(multiply_adds):
-    """Before a product of ``multiply_adds``: one BLAS thread if it is small, else all allowed.
     A count set outside dagrad (``threadpoolctl.threadpool_limits``) since the last product
     becomes the number allowed."""
+    sa, sb = a.shape, b.shape
+    m = sa[-2] if len(sa) > 1 else 1
+    n = sb[-1] if len(sb) > 1 else 1
     threads = THREADS
     if threads.current is None:
         threads.find()
     now = threads.read()
     if now != threads.current:
         threads.allowed = threads.current = now
-    want = 1 if multiply_adds < LARGE_PRODUCT else threads.allowed
-    if want != now:
-        threads.set(want)
+    if max(math.prod(sa) * n, math.prod(sb) * m) < LARGE_PRODUCT:
+        if now != 1:
+            threads.set(1)
+    elif now != threads.allowed:
+        threads.set(threads.allowed)
+    return a @ b if out is None else np.matmul(a, b, out=out)
 
 
 def set_num_threads(n):

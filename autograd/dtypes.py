@@ -289,9 +289,10 @@ def float_first(inputs):
     return None
 
 
-def floats_alike(inputs):
-    """Guard of ``floating`` and ``same_dtype``: the first input is a float32 or float64 tensor
-    and every other one a tensor of its dtype, or None (an optional input left out)."""
+def floats_alike(inputs, indices=""):
+    """Guard of ``same_dtype``: the first input is a float32 or float64 tensor and every other
+    one a tensor of its dtype, or None (an optional input left out). ``indices``: the dtype
+    kinds also let through as they are after the first input (``floating``'s class indices)."""
     x = inputs[0]
     if not isinstance(x, Tensor):
         return None
@@ -302,11 +303,19 @@ def floats_alike(inputs):
     for y in inputs[1:]:
         if y is None:
             arrays.append(None)
-        elif isinstance(y, Tensor) and y._data.dtype is dt:
+        elif isinstance(y, Tensor) and (y._data.dtype is dt or y._data.dtype.kind in indices):
             arrays.append(y._data)
+        elif indices and type(y) is np.ndarray and y.dtype.kind in indices:
+            arrays.append(y)
         else:
             return None
     return arrays
+
+
+def floats_and_indices(inputs):
+    """Guard of ``floating``: ``floats_alike`` that also lets integer and bool tensors and
+    arrays (class indices, masks) through, which the rule leaves alone."""
+    return floats_alike(inputs, "biu")
 
 
 @guarded_by(pair_of_one_dtype)
@@ -361,7 +370,7 @@ def to_float(op, inputs):
     return inputs, arrays_of(inputs)
 
 
-@guarded_by(floats_alike)
+@guarded_by(floats_and_indices)
 def floating(op, inputs):
     """Rule ``floating``: the first input must be floating-point, and every other floating
     input must have its dtype (integer inputs such as class indices are left alone)."""

@@ -185,7 +185,8 @@ class BackwardPass:
             return
         if type(grad) is not np.ndarray and isinstance(grad, LazyGrad):
             grad = grad.dense()
-        grad = _run_hooks(leaf._hooks, grad, self.anomaly)
+        if leaf._hooks:
+            grad = _run_hooks(leaf._hooks, grad, self.anomaly)
         if self.capture is not None and leaf in self.capture:
             self.captured[leaf] = grad
         if self.accumulate and (self.only is None or leaf in self.only):

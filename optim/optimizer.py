@@ -69,6 +69,9 @@ def _references(mapping, key):
 _OWNED = _references({"value": np.empty(0)}, "value")
 
 
+_PYTHON_VALUES = frozenset((int, float, bool, str, type(None)))   # what _python_scalar keeps
+
+
 def _python_scalar(value):
     """NumPy scalars -> Python numbers (tuples elementwise), so no float64 creeps into float32."""
     if isinstance(value, tuple):
@@ -209,11 +212,11 @@ class Optimizer:
         ``set_to_none=False`` fills the existing gradient arrays with zeros in place.
         """
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
+            for p in group["params"]:      # ``_grad``: the property's field, read directly
+                if p._grad is None:
                     continue
                 if set_to_none:
-                    p.grad = None
+                    p._grad = None
                 elif isinstance(p.grad._data, np.ndarray) and p.grad._data.flags.writeable:
                     p.grad._data[...] = 0
                     mark_written(p.grad)
@@ -238,12 +241,13 @@ class Optimizer:
         if self._lent:
             self._own_state()
         for group in self.param_groups:
-            options = {k: _python_scalar(v) for k, v in group.items() if k != "params"}
+            options = {k: v if type(v) in _PYTHON_VALUES else _python_scalar(v)
+                       for k, v in group.items() if k != "params"}
             # nothing to add to or negate in the gradients: each used as it is when its shape
             # and dtype are its parameter's (the usual case; ~1 µs a parameter saved)
             as_is = not options.get("maximize", False) and not options.get("weight_decay", 0)
             for p in group["params"]:
-                grad = p.grad
+                grad = p._grad
                 if grad is None:
                     continue
                 x = p._data

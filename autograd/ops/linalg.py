@@ -4,6 +4,7 @@ import numpy as np
 from ..blas import product
 from ..dtypes import same_dtype
 from ..function import Function
+from ..tensor import Tensor
 from ..sums import sum_leading
 
 
@@ -93,15 +94,19 @@ def matmul(a, b):
 
 def linear(x, weight, bias=None):
     """y = x Wᵀ + b, the fully connected layer; x (..., in), W (out, in), b (out,) -> (..., out)."""
-    if x.ndim == 0 or weight.ndim == 0:
+    sx, sw = _raw_shape(x), _raw_shape(weight)
+    if not sx or not sw:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{x.ndim}D and {weight.ndim}D (input {tuple(x.shape)}, weight "
-                           f"{tuple(weight.shape)}); give the input a feature dimension, e.g. "
-                           f"x.reshape(1)")
-    if x.shape[-1] != weight.shape[-1]:
-        raise ValueError(f"linear: input of shape {tuple(x.shape)} has {x.shape[-1]} features "
-                         f"but weight of shape {tuple(weight.shape)} expects {weight.shape[-1]}")
+                           f"{len(sx)}D and {len(sw)}D (input {sx}, weight {sw}); give the "
+                           f"input a feature dimension, e.g. x.reshape(1)")
+    if sx[-1] != sw[-1]:
+        raise ValueError(f"linear: input of shape {sx} has {sx[-1]} features but weight of "
+                         f"shape {sw} expects {sw[-1]}")
     if bias is None:
         return Linear.apply(x, weight)
     return Linear.apply(x, weight, bias)
 
+
+def _raw_shape(x):
+    """A Tensor's or array's shape as a plain tuple (``Tensor.shape`` builds a ``Size``)."""
+    return x._data.shape if isinstance(x, Tensor) else np.shape(x)

@@ -104,9 +104,13 @@ class CrossEntropy(Function):
         total = sum_last(e)
         log_total = np.log(total[:, 0])           # log p_nc = shifted_nc - log_total_n
         valid = target != ignore_index
-        t = target if valid.all() else np.where(valid, target, 0)
-        wt = valid.astype(x.dtype) if weight is None else weight[t] * valid
-        loss = (log_total - shifted[np.arange(n), t]) * wt
+        every = valid.all()
+        t = target if every else np.where(valid, target, 0)
+        # w_{t_n} v_n; None when every one is 1 (no class weights, no target ignored)
+        wt = (None if every else valid.astype(x.dtype)) if weight is None else weight[t] * valid
+        loss = log_total - shifted[np.arange(n), t]
+        if wt is not None:
+            loss *= wt
         if label_smoothing:
             # -Σ_c w_c log p_nc = log_total_n Σ_c w_c - Σ_c w_c shifted_nc
             if weight is None:
@@ -121,7 +125,7 @@ class CrossEntropy(Function):
             return loss.astype(x.dtype, copy=False)
         out = loss.sum()
         if reduction == "mean":        # every target ignored: 0 / 0, NaN as in PyTorch
-            ctx.denominator = wt.sum()
+            ctx.denominator = n if wt is None else wt.sum()
             out = out / ctx.denominator if ctx.denominator else np.nan
         return np.asarray(out, dtype=x.dtype)
 
@@ -140,8 +144,14 @@ class CrossEntropy(Function):
         else:
             g = grad
         n, c = x.shape
-        eps, valid = ctx.smoothing, ctx.valid
-        picked = (1 - eps) * ctx.target_weight          # q's weight at the target class
+        eps, valid, wt = ctx.smoothing, ctx.valid, ctx.target_weight
+        if wt is None and not eps and ctx.reduction != "none" and not ctx.create_graph:
+            gx = p * g                          # the usual case, q = onehot: (p - q) g
+            gx[np.arange(n), ctx.target] -= g
+            return gx, None, None
+        if wt is None:
+            wt = np.ones(n, p.dtype)
+        picked = (1 - eps) * wt                          # q's weight at the target class
         q_total = picked                                 # Σ_c q_nc
         if eps:
             w = np.ones(c, dtype=p.dtype) if ctx.class_weight is None else ctx.class_weight

@@ -48,36 +48,39 @@ def conv_padding(op, padding, kernel, stride, dilation):
 
 
 def _check_conv(op, x, weight, bias, groups, spatial, transposed):
-    """Check the ranks, channel counts, groups and dtypes of a (transposed) convolution."""
+    """Check the ranks, channel counts, groups and dtypes of a (transposed) convolution (of
+    Tensors ``x``, ``weight``, ``bias``; read through their arrays, as every layer call checks)."""
+    xs, ws = x._data.shape, weight._data.shape
     layout = "(N, C, L)" if spatial == 1 else "(N, C, H, W)"
-    if x.ndim != spatial + 2:
-        raise ValueError(f"{op}: expected an input of shape {layout}, got shape {tuple(x.shape)}")
-    if weight.ndim != spatial + 2:
+    if len(xs) != spatial + 2:
+        raise ValueError(f"{op}: expected an input of shape {layout}, got shape {xs}")
+    if len(ws) != spatial + 2:
         which = "(C_in, C_out/groups, " if transposed else "(C_out, C_in/groups, "
         raise ValueError(f"{op}: expected a weight of shape {which}"
-                         f"{'k' if spatial == 1 else 'kh, kw'}), got shape {tuple(weight.shape)}")
+                         f"{'k' if spatial == 1 else 'kh, kw'}), got shape {ws}")
     if not isinstance(groups, (int, np.integer)) or groups < 1:
         raise ValueError(f"{op}: groups must be a positive int, got {groups!r}")
-    c = x.shape[1]
+    c = xs[1]
     if transposed:
-        c_out = weight.shape[1] * groups
-        if weight.shape[0] != c or c % groups:
+        c_out = ws[1] * groups
+        if ws[0] != c or c % groups:
             raise ValueError(
-                f"{op}: input of shape {tuple(x.shape)} has {c} channels but the weight of shape "
-                f"{tuple(weight.shape)} expects {weight.shape[0]} (weight is (C_in, C_out/groups, "
+                f"{op}: input of shape {xs} has {c} channels but the weight of shape "
+                f"{ws} expects {ws[0]} (weight is (C_in, C_out/groups, "
                 f"...)), and C_in must be divisible by groups={groups}")
     else:
-        c_out = weight.shape[0]
-        if weight.shape[1] * groups != c or c_out % groups:
+        c_out = ws[0]
+        if ws[1] * groups != c or c_out % groups:
             raise ValueError(
-                f"{op}: input of shape {tuple(x.shape)} has {c} channels but the weight of shape "
-                f"{tuple(weight.shape)} with groups={groups} expects {weight.shape[1] * groups} "
-                f"(C_in/groups = {weight.shape[1]}); C_out={c_out} must also be divisible "
+                f"{op}: input of shape {xs} has {c} channels but the weight of shape "
+                f"{ws} with groups={groups} expects {ws[1] * groups} "
+                f"(C_in/groups = {ws[1]}); C_out={c_out} must also be divisible "
                 f"by groups")
-    if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(f"{op}: bias must have shape ({c_out},), got {tuple(bias.shape)}")
-    dtypes = {t.dtype for t in (x, weight, bias) if t is not None}
-    if len(dtypes) > 1:
+    dtype = x._data.dtype
+    if bias is not None and bias._data.shape != (c_out,):
+        raise ValueError(f"{op}: bias must have shape ({c_out},), got {bias._data.shape}")
+    if weight._data.dtype != dtype or (bias is not None and bias._data.dtype != dtype):
+        dtypes = dict.fromkeys(t._data.dtype for t in (x, weight, bias) if t is not None)
         raise TypeError(f"{op}: input, weight and bias must have the same dtype, got "
                         f"{', '.join(str(d) for d in dtypes)}; convert with .float() or "
                         f".double()")

@@ -93,7 +93,9 @@ def _class_targets(x, target, ignore_index, op):
         raise ValueError(f"{op}: target of shape {tuple(t.shape)} does not match input of shape "
                          f"{tuple(x.shape)}: expected class indices of shape {expected}")
     c = x.shape[1]
-    if t.size and (t.min() < 0 or t.max() >= c):   # a mask only when some target is outside
+    # one pass when every target is a class: read as unsigned, a negative one is huge; a mask
+    # only when some target is outside (or is ignore_index)
+    if t.size and (t if t.dtype.kind == "u" else t.view(f"u{t.dtype.itemsize}")).max() >= c:
         bad = (t != ignore_index) & ((t < 0) | (t >= c))
         if bad.any():
             raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
