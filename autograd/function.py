@@ -217,8 +217,12 @@ class Function:
         if type(out) is not np.ndarray or out.dtype not in _FLOATING:
             out = real_result(ctx, out, arrays)     # a number, or not floating point: checked
         state = STATE
-        if state.plain:               # grad mode on, nothing to note (one thread-local read)
+        if state.fast is True:        # grad mode on, nothing to note (one thread-local read)
             return ctx.link(inputs, out)                                        # 3. link
+        module = state.fast
+        if module is not False:       # ... but the path of the module running
+            ctx.module = module
+            return ctx.link(inputs, out)
         result = ctx.link(inputs, out) if state.enabled else make_tensor(out, None)
         ctx.note(state, result, inputs, attrs)                                  # 4. note
         return result
