@@ -88,11 +88,12 @@ def _class_targets(x, target, ignore_index, op):
     if t.dtype.kind not in "iu":                        # NumPy's integer kinds
         raise TypeError(f"{op}: class-index targets must be integers, got {t.dtype}; use "
                         f"target.long(), or pass probabilities of the input's shape")
-    expected = x.shape[:1] + x.shape[2:]
+    shape = x._data.shape                  # (plain tuples: this runs at every training step)
+    expected = shape[:1] + shape[2:]
     if t.shape != expected:
-        raise ValueError(f"{op}: target of shape {tuple(t.shape)} does not match input of shape "
-                         f"{tuple(x.shape)}: expected class indices of shape {expected}")
-    c = x.shape[1]
+        raise ValueError(f"{op}: target of shape {t.shape} does not match input of shape "
+                         f"{shape}: expected class indices of shape {expected}")
+    c = shape[1]
     # one pass when every target is a class: read as unsigned, a negative one is huge; a mask
     # only when some target is outside (or is ignore_index)
     if t.size and (t if t.dtype.kind == "u" else t.view(f"u{t.dtype.itemsize}")).max() >= c:
@@ -101,8 +102,8 @@ def _class_targets(x, target, ignore_index, op):
             raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
                              f"(targets must be in [0, {c - 1}] or equal ignore_index="
                              f"{ignore_index})")
-    if x.ndim > 2:
-        x = x.permute(0, *range(2, x.ndim), 1).reshape(-1, c)
+    if len(shape) > 2:
+        x = x.permute(0, *range(2, len(shape)), 1).reshape(-1, c)
     return x, t.reshape(-1), expected
 
 

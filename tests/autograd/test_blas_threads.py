@@ -100,3 +100,12 @@ def test_pytorch_programs_reach_it_by_pytorch_s_names():
     from dagrad import torch
     assert torch.set_num_threads is ag.set_num_threads
     assert torch.get_num_threads is ag.get_num_threads
+
+
+def test_the_count_each_product_reads_is_the_blas_own(two_threads_allowed):
+    """Before every product dagrad reads the BLAS's thread count (with one OpenBLAS, straight
+    from its C getter): the value threadpoolctl reports, whoever set it."""
+    ag.ones(2, 2) @ ag.ones(2, 2)
+    for n in (2, 1, 2):
+        with threadpoolctl.threadpool_limits(n, user_api="blas"):
+            assert blas.THREADS.read() == blas_threads() == n
