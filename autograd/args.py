@@ -111,6 +111,6 @@ def shape_arg(shape, op):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
     try:
-        return tuple(operator.index(s) for s in shape)
+        return tuple(map(operator.index, shape))
     except TypeError:
         raise TypeError(f"{op}: sizes must be ints, got {shape!r}") from None

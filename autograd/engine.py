@@ -398,7 +398,7 @@ def _seed(tensors, grad_tensors, create_graph, op):
                     f"tensor has shape {tuple(t._data.shape)}. Pass gradient=<tensor of shape "
                     f"{tuple(t._data.shape)}> "
                     f"or reduce it first, e.g. y.sum().backward().")
-            g = np.ones(t.shape, dtype=t.dtype)
+            g = np.ones(t._data.shape, dtype=t._data.dtype)
         elif create_graph and isinstance(g, Tensor):
             pass              # keep it: the result may be differentiated w.r.t. it (jvp)
         elif isinstance(g, (str, bytes)) or (

@@ -145,14 +145,9 @@ class Tile(Function):
 def reshape(x, *shape):
     """The same elements in a new shape (one dimension may be -1)."""
     shape = shape_arg(shape, "reshape")
-    for i, size in enumerate(shape):
-        if size < -1:
-            raise RuntimeError(f"reshape: invalid shape dimension {size} at index {i} of shape "
-                               f"{list(shape)}; sizes are >= 0, and one may be -1 (inferred)")
-    if shape.count(-1) > 1:
-        raise RuntimeError(f"reshape: only one dimension can be inferred (-1), got shape "
-                           f"{list(shape)}")
-    if shape == x.shape:
+    if shape and min(shape) < 0:
+        _check_inferred(shape)
+    if shape == x._data.shape:
         return x
     try:
         return mark_view(Reshape.apply(x, shape=shape), x, Reshape, shape=shape)
@@ -161,6 +156,17 @@ def reshape(x, *shape):
                            f"{x.numel()} (a tensor of shape {tuple(x.shape)}); the sizes must "
                            f"multiply to {x.numel()}, or give one of them as -1 to infer it"
                            ) from None
+
+
+def _check_inferred(shape):
+    """A shape with negative sizes is a reshape's only when it is one -1 (the inferred one)."""
+    for i, size in enumerate(shape):
+        if size < -1:
+            raise RuntimeError(f"reshape: invalid shape dimension {size} at index {i} of shape "
+                               f"{list(shape)}; sizes are >= 0, and one may be -1 (inferred)")
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"reshape: only one dimension can be inferred (-1), got shape "
+                           f"{list(shape)}")
 
 
 def view(x, *shape):
