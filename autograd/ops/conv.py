@@ -28,6 +28,8 @@ This file holds the operations and their NumPy kernels; PyTorch's argument handl
 """
 from typing import NamedTuple
 
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -186,7 +188,9 @@ def unfold_samples_last(x, win):
     """im2col in the samples-last layout: x (N, C, H, W) -> cols (C·kh·kw, H_out·W_out·N),
     cols[(c, i, j), (h, w, n)] = x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]."""
     view = _window_view(_padded_samples_last(x, win), win)
-    return np.ascontiguousarray(view).reshape(view.shape[0] * win.kernel[0] * win.kernel[1], -1)
+    rows = view.shape[0] * win.kernel[0] * win.kernel[1]
+    # the columns counted, not inferred: a -1 cannot be inferred from an empty batch
+    return np.ascontiguousarray(view).reshape(rows, view.size // rows)
 
 
 def fold_samples_last(gcols, win, c, n):
@@ -216,7 +220,7 @@ def _row_blocks(weight, groups, win):
 def _in_blocks(a, groups, blocks):
     """(G·R, L) -> (G, blocks, R, L / blocks): each group's columns cut into ``blocks``
     consecutive blocks, as a view."""
-    a = a.reshape((groups, -1, blocks, a.shape[-1] // blocks))
+    a = a.reshape((groups, a.shape[0] // groups, blocks, a.shape[-1] // blocks))
     return a.transpose(0, 2, 1, 3)
 
 
@@ -240,22 +244,25 @@ def _columns_weight_grad(g, cols, groups, blocks, shape):
 def _mix(weight, cols, groups):
     """Per group, W · cols: weight (G·A, B...) and cols (N, G·B..., L...) -> (N, G, A, L)."""
     w = weight.reshape((groups, weight.shape[0] // groups, -1))
-    return product(w, cols.reshape((cols.shape[0], groups, w.shape[2], -1)))
+    return product(w, cols.reshape((cols.shape[0], groups, w.shape[2],
+                                    math.prod(cols.shape[1:]) // (groups * w.shape[2]))))
 
 
 def _mix_t(xp, weight, y, groups):
     """Per group, Wᵀ · y: weight (G·A, B, ...) and y (N, G·A, ...) -> (N, G, B·..., L)."""
     w = weight.reshape((groups, weight.shape[0] // groups, -1))
     n = y.shape[0]
-    return product(xp.transpose(w, (0, 2, 1)), y.reshape((n, groups, w.shape[1], -1)))
+    return product(xp.transpose(w, (0, 2, 1)),
+                   y.reshape((n, groups, w.shape[1], math.prod(y.shape[2:]))))
 
 
 def _correlate(xp, a, cols, groups, shape):
     """Σ_n a[n] · cols[n]ᵀ per group, the weight gradient: a (N, G·A, L...) and
     cols (N, G·B..., L...) -> (G, A, B) reshaped to the weight's ``shape``."""
     n = a.shape[0]
-    a = a.reshape((n, groups, a.shape[1] // groups, -1))
-    cols = cols.reshape((n, groups, -1, a.shape[-1]))
+    a = a.reshape((n, groups, a.shape[1] // groups, math.prod(a.shape[2:])))
+    cols = cols.reshape((n, groups, math.prod(cols.shape[1:]) // (groups * a.shape[-1]),
+                         a.shape[-1]))
     # computed as (cols · aᵀ)ᵀ: BLAS then packs the small aᵀ, not the large colsᵀ (~1.6x faster)
     total = product(cols, xp.transpose(a, (0, 1, 3, 2))).sum(axis=0)
     return xp.transpose(total, (0, 2, 1)).reshape(shape)
@@ -306,7 +313,7 @@ class Conv2d(Function):
             y += bias[:, None]
         ctx.save(x, weight, cols=cols)
         # (O, H_out, W_out, N) memory seen as (N, O, H_out, W_out): see "samples-last layout"
-        return y.reshape((-1,) + win.out + (x.shape[0],)).transpose(3, 0, 1, 2)
+        return y.reshape((y.shape[0],) + win.out + (x.shape[0],)).transpose(3, 0, 1, 2)
 
     def backward(ctx, grad):
         x, weight = ctx.saved
@@ -329,7 +336,7 @@ class Conv2d(Function):
 def _conv_backward_arrays(grad, x, weight, cols, win, groups, blocks, need_x, need_w, need_b):
     """Conv2d's gradients on ndarrays, in the samples-last layout: g = dL/dy as (O, L),
     dL/dW = g · colsᵀ, dL/db = Σ_L g, dL/dx = fold(Wᵀ · g)."""
-    g = samples_last(grad).reshape(grad.shape[1], -1)
+    g = samples_last(grad).reshape(grad.shape[1], math.prod(grad.shape) // grad.shape[1])
     gx = gw = gb = None
     if need_b:
         gb = sum_last(g).reshape(-1)

@@ -18,7 +18,7 @@ from .conv import samples_last, unfold_copy
 
 def flat_windows(cols, win):
     """(N, C, kh, kw, H_out, W_out) -> (N, C, kh·kw, H_out, W_out): one axis per window."""
-    return cols.reshape(cols.shape[:2] + (-1,) + win.out)
+    return cols.reshape(tuple(cols.shape[:2]) + (win.kernel[0] * win.kernel[1],) + win.out)
 
 
 class MaxPool2d(Function):

@@ -3,6 +3,7 @@ PyTorch module after copying its weights, PyTorch's default initialisation, erro
 import numpy as np
 import pytest
 
+import dagrad
 from dagrad import autograd as ag
 from dagrad import nn
 from tests.helpers import module_parity, one_torch_thread, torch_or_skip  # noqa: F401
@@ -152,3 +153,27 @@ def test_window_arguments_are_checked_at_every_call_though_their_windows_are_cac
         F.max_pool2d(x, 2.0)
     with pytest.raises(ValueError, match="input of spatial size \\(2, 2\\).*kernel_size"):
         F.conv2d(ag.zeros(1, 2, 2, 2), w, stride=1)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda t: t.nn.Conv2d(4, 6, 3, groups=2), (0, 4, 6, 6)),
+    (lambda t: t.nn.Conv2d(2, 3, 3, stride=2, padding=1), (0, 2, 7, 7)),
+    (lambda t: t.nn.Conv1d(2, 3, 3), (0, 2, 8)),
+    (lambda t: t.nn.ConvTranspose2d(4, 6, 3, stride=2, groups=2), (0, 4, 4, 4)),
+    (lambda t: t.nn.MaxPool2d(2), (0, 2, 4, 4)),
+    (lambda t: t.nn.MaxPool2d(3, 1), (0, 2, 5, 5)),
+    (lambda t: t.nn.AvgPool2d(2), (0, 2, 4, 4))])
+def test_an_empty_batch_goes_forward_and_backward_as_in_pytorch(make, shape):
+    """No sample: an output and input gradient of PyTorch's shapes, zero parameter gradients
+    (a size cannot be inferred from zero elements, so none is left to -1)."""
+    torch = torch_or_skip()
+    layer, reference = make(dagrad), make(torch)
+    x = ag.zeros(*shape, requires_grad=True)
+    y = layer(x)
+    y.sum().backward()
+    tx = torch.zeros(*shape, requires_grad=True)
+    ty = reference(tx)
+    ty.sum().backward()
+    assert tuple(y.shape) == tuple(ty.shape) and tuple(x.grad.shape) == tuple(tx.grad.shape)
+    for p in layer.parameters():
+        assert p.grad is not None and not p.grad.numpy().any()
