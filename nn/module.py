@@ -64,11 +64,7 @@ def _path_in(parent, child, parent_path):
     """The dotted path of ``child`` when called while ``parent`` (at ``parent_path``) runs."""
     if child is parent:
         return parent_path
-    cache = parent.__dict__.get("_path_cache")    # _relative_name's table, read inline: this
-    if cache is not None and cache[0] == _tree_version and cache[1] == id(parent):  # runs at
-        relative = cache[2].get(id(child))                                 # every module call
-    else:
-        relative = _relative_name(parent, child)
+    relative = _relative_name(parent, child)
     if relative is None:
         relative = type(child).__name__
     return relative if parent_path is None else parent_path + "." + relative
@@ -195,10 +191,7 @@ class Module:
         parent = running.module
         previous = STATE.module
         running.module = self
-        if parent is not None:
-            enter_module(_path_in(parent, self, previous))
-        else:                   # an outermost module: None unless a module registered it
-            enter_module(_owner_path(self) if "_owner" in self.__dict__ else None)
+        enter_module(_owner_path(self) if parent is None else _path_in(parent, self, previous))
         try:
             if self._forward_pre_hooks:
                 for hook in list(self._forward_pre_hooks.values()):

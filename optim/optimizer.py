@@ -240,9 +240,6 @@ class Optimizer:
                 loss = closure()
         if self._lent:
             self._own_state()
-        # an optimizer without state of its own (SGD without momentum) skips the call
-        init_state = (self._init_state if type(self)._init_state is not Optimizer._init_state
-                      else None)
         for group in self.param_groups:
             options = {k: v if type(v) in _PYTHON_VALUES else _python_scalar(v)
                        for k, v in group.items() if k != "params"}
@@ -257,8 +254,8 @@ class Optimizer:
                 if not isinstance(x, np.ndarray):   # a NumPy scalar is immutable
                     x = p._data = np.array(x)
                 state = self.state[p]
-                if not state and init_state is not None:
-                    state.update(init_state(x, options))
+                if not state:
+                    state.update(self._init_state(x, options))
                 g = grad._data
                 if not (as_is and type(g) is np.ndarray and g.shape == x.shape
                         and g.dtype == x.dtype):
