@@ -425,7 +425,8 @@ def _mismatch(op, i, a, j, b):
     names = list(inspect.signature(op.forward).parameters)[1:]
     name_i = names[i] if i < len(names) else f"input {i}"
     name_j = names[j] if j < len(names) else f"input {j}"
-    where = f" (in module '{STATE.module}')" if STATE.module else ""
+    path = STATE.frame.path
+    where = f" (in module '{path}')" if path else ""
     return TypeError(
         f"{op.__name__}{where}: {name_i} and {name_j} must have the same dtype, but got {a} "
         f"and {b}. dagrad does not convert between them silently: convert the "

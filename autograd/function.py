@@ -217,12 +217,11 @@ class Function:
         if type(out) is not np.ndarray or out.dtype not in _FLOATING:
             out = real_result(ctx, out, arrays)     # a number, or not floating point: checked
         state = STATE
-        if state.fast is True:        # grad mode on, nothing to note (one thread-local read)
+        frame = state.fast            # grad mode on, nothing to note (one thread-local read)
+        if frame is not False:
+            if frame.path is not None:     # ... but the path of the module running
+                ctx.module = frame.path
             return ctx.link(inputs, out)                                        # 3. link
-        module = state.fast
-        if module is not False:       # ... but the path of the module running
-            ctx.module = module
-            return ctx.link(inputs, out)
         result = ctx.link(inputs, out) if state.enabled else make_tensor(out, None)
         ctx.note(state, result, inputs, attrs)                                  # 4. note
         return result
@@ -274,8 +273,8 @@ class Function:
         """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks
         the output, the running module's path is kept, and inside ``record()`` the values
         viz and export read are noted (``autograd/recording.py``)."""
-        if state.module is not None:
-            ctx.module = state.module
+        if state.frame.path is not None:
+            ctx.module = state.frame.path
         if state.anomaly:
             check_finite(ctx, result._data, "forward", state.hook)
         if state.values and result.grad_fn is ctx:

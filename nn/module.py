@@ -36,7 +36,7 @@ import numpy as np
 from dagrad.autograd import Tensor, no_grad
 from dagrad.autograd.device import check_device, parse_to_args
 from dagrad.autograd.anomaly import hook_name, is_finite
-from dagrad.autograd.grad_mode import STATE, enter_module, leave_module
+from dagrad.autograd.grad_mode import STATE
 from dagrad.autograd.versions import mark_written
 
 from .parameter import Parameter
@@ -44,12 +44,6 @@ from .parameter import Parameter
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-class _Running(threading.local):
-    """Per-thread: the Module whose ``forward`` is running (None outside every module)."""
-    module = None
-
-
-_RUNNING = _Running()
 # Bumped whenever a child module is added or removed anywhere, so cached path tables are
 # rebuilt lazily after the module tree changes (normally only while models are built).
 _tree_version = 0
@@ -116,7 +110,7 @@ def _run_module_hook(kind, hook, *args):
     finally:
         STATE.hook = previous
     if result is not None and not is_finite(result):
-        raise RuntimeError(f"detect_anomaly: the {label} of module '{STATE.module}' returned "
+        raise RuntimeError(f"detect_anomaly: the {label} of module '{STATE.frame.path}' returned "
                            f"NaN or inf; check what the hook computes.")
     return result
 
@@ -187,11 +181,10 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         """Run ``forward`` (with hooks), recording this module's path on the new graph nodes."""
-        running = _RUNNING
-        parent = running.module
-        previous = STATE.module
-        running.module = self
-        enter_module(_owner_path(self) if parent is None else _path_in(parent, self, previous))
+        frame = STATE.frame
+        parent, previous = frame.module, frame.path
+        frame.module = self
+        frame.path = _owner_path(self) if parent is None else _path_in(parent, self, previous)
         try:
             if self._forward_pre_hooks:
                 for hook in list(self._forward_pre_hooks.values()):
@@ -206,8 +199,7 @@ class Module:
                         out = result
             return out
         finally:
-            running.module = parent
-            leave_module(previous)
+            frame.module, frame.path = parent, previous
 
     def register_forward_pre_hook(self, hook):
         """``hook(module, args)`` runs before ``forward``; it may return new args."""

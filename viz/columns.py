@@ -22,12 +22,13 @@ class time_step:
         self.label = f"{PREFIX}{t}"
 
     def __enter__(self):
-        self.previous = STATE.module
-        STATE.module = self.label if self.previous is None else f"{self.previous}.{self.label}"
+        frame = STATE.frame
+        self.previous = frame.path
+        frame.path = self.label if self.previous is None else f"{self.previous}.{self.label}"
         return self
 
     def __exit__(self, *exc):
-        STATE.module = self.previous
+        STATE.frame.path = self.previous
         return False
 
 

@@ -240,7 +240,7 @@ def test_call_records_module_paths_on_graph_nodes():
             "layers.1", "head"} <= modules
     assert None in modules                           # the root's own multiplication
     assert ("Relu", "encoder.0") in _modules_of(out)
-    assert ag.grad_mode.STATE.module is None          # restored afterwards
+    assert ag.grad_mode.STATE.frame.path is None          # restored afterwards
     # a registered submodule called on its own keeps its registered path
     sub = net.encoder(ag.randn(2, 3))
     assert {m for _, m in _modules_of(sub)} >= {"encoder.0.fc", "encoder.1.norm"}
@@ -250,7 +250,7 @@ def test_module_path_is_restored_after_an_exception():
     net = nn.Sequential(nn.Linear(3, 2), nn.Linear(3, 2))
     with pytest.raises(ValueError):
         net(ag.randn(1, 3))
-    assert ag.grad_mode.STATE.module is None
+    assert ag.grad_mode.STATE.frame.path is None
     out = net[0](ag.randn(1, 3))
     assert out.grad_fn.module == "0"                  # its registered path, not a stale one
 
