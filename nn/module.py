@@ -98,6 +98,46 @@ def _relative_name(parent, child):
     return cache[2].get(id(child))
 
 
+def _registered(module, name):
+    """``module``'s parameter, buffer or child module called ``name``, or _MISSING."""
+    d = module.__dict__
+    for store in ("_parameters", "_buffers", "_modules"):
+        items = d.get(store)
+        if items is not None and name in items:
+            return items[name]
+    return _MISSING
+
+
+class _Registered:
+    """What ``_expose`` puts on a Module class: ``module.name`` read from the module's
+    parameters, buffers or child modules directly.
+
+    ``Module.__getattr__`` finds them too, but only after the ordinary lookup has failed, and
+    on CPython 3.11 failing builds and discards an AttributeError: 1.7 µs for a Linear's
+    ``self.weight`` and ``self.bias`` together, where a parameter's own cost is a dictionary
+    read. A non-data descriptor (no ``__set__``), so an instance's plain attribute of the same
+    name still comes first; where the name is not registered on this instance it raises
+    AttributeError, and Python asks ``__getattr__``, which gives the usual error."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, module, cls=None):
+        if module is not None:
+            found = _registered(module, self.name)
+            if found is not _MISSING:
+                return found
+        raise AttributeError(self.name)
+
+
+def _expose(cls, name):
+    """Let instances of ``cls`` find registered ``name`` through a ``_Registered``, unless a
+    class in its MRO already defines the name (then that attribute wins, as in PyTorch)."""
+    if not any(name in vars(k) for k in cls.__mro__):
+        setattr(cls, name, _Registered(name))
+
+
 def _run_module_hook(kind, hook, *args):
     """Call a user's module hook; under ``detect_anomaly`` a NaN or inf it makes (by an
     operation inside it, or in the value it returns) is reported as the hook's."""
@@ -224,10 +264,7 @@ class Module:
                                  f"Module.__init__() is called: call super().__init__() first "
                                  f"in {type(self).__name__}.__init__")
         if isinstance(value, Parameter):
-            self._forget(name)
-            params[name] = value
-            if value.name is None:
-                value.name = name       # pictures label it "weight" inside its module's box
+            self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as parameter '{name}' of "
@@ -236,10 +273,7 @@ class Module:
                                 f"module.{name}.copy_(value)`")
             params[name] = None
         elif isinstance(value, Module):
-            self._forget(name)
-            modules[name] = value
-            value.__dict__["_owner"] = weakref.ref(self)
-            _tree_changed()
+            self.add_module(name, value)
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
@@ -256,12 +290,10 @@ class Module:
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: parameters, buffers and modules live in dicts.
-        d = self.__dict__
-        for store in ("_parameters", "_buffers", "_modules"):
-            items = d.get(store)
-            if items is not None and name in items:
-                return items[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        found = _registered(self, name)
+        if found is _MISSING:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return found
 
     def __delattr__(self, name):
         if name in self._modules:
@@ -289,8 +321,9 @@ class Module:
                             f"{type(param).__name__}; wrap it: nn.Parameter(tensor)")
         self._forget(name)
         self._parameters[name] = param
+        _expose(type(self), name)
         if param is not None and param.name is None:
-            param.name = name
+            param.name = name       # pictures label it "weight" inside its module's box
 
     def register_buffer(self, name, tensor, persistent=True):
         """Register ``tensor`` (a Tensor or None) as a buffer: state that is saved in
@@ -300,6 +333,7 @@ class Module:
             tensor = Tensor(np.asarray(tensor))
         self._forget(name)
         self._buffers[name] = tensor
+        _expose(type(self), name)
         if not persistent:
             self._non_persistent[name] = True
 
@@ -311,6 +345,7 @@ class Module:
                             f"{type(module).__name__}")
         self._forget(name)
         self._modules[name] = module
+        _expose(type(self), name)
         if module is not None:
             module.__dict__["_owner"] = weakref.ref(self)
         _tree_changed()

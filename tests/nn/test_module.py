@@ -1,5 +1,6 @@
 """Module: registration, traversal, modes, dtype casts, state dicts, repr, hooks, and the
 module paths recorded on graph nodes."""
+import copy
 from collections import OrderedDict
 
 import numpy as np
@@ -79,6 +80,38 @@ def test_reassigning_and_deleting_attributes_updates_the_registries():
     assert net.plain == 3 and "plain" not in net.state_dict()
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
         net.missing
+
+
+def test_registered_names_read_the_same_through_the_class_shortcut():
+    # ``module.weight`` is read through a descriptor on the class (nn/module.py _Registered)
+    # once any instance registers the name; every instance must still see its own value.
+    class Box(nn.Module):
+        limit = 5                       # a class attribute wins over a registered name
+
+        def __init__(self, kind):
+            super().__init__()
+            if kind == "parameter":
+                self.w = nn.Parameter(ag.ones(2))
+            elif kind == "buffer":
+                self.register_buffer("w", ag.zeros(2))
+            elif kind == "module":
+                self.w = nn.Identity()
+            else:
+                self.w = "plain"
+            self.register_buffer("limit", ag.ones(1))
+
+    p, b, m, plain = Box("parameter"), Box("buffer"), Box("module"), Box("plain")
+    assert isinstance(p.w, nn.Parameter) and p.w is p._parameters["w"]
+    assert b.w is b._buffers["w"] and isinstance(m.w, nn.Identity) and plain.w == "plain"
+    assert p.limit == 5 and "limit" in p.state_dict()
+    with pytest.raises(AttributeError):
+        Box.w                           # on the class itself, as before: no attribute
+    del p.w
+    with pytest.raises(AttributeError, match="'Box' object has no attribute 'w'"):
+        p.w
+    assert not hasattr(Box("none"), "missing") and Box("none").w == "plain"
+    p.w = nn.Parameter(ag.zeros(3))     # registered again, read again
+    assert p.w.shape == (3,) and copy.deepcopy(p).w.shape == (3,)
 
 
 def test_assigning_before_init_is_a_clear_error():
