@@ -22,7 +22,6 @@ outside dagrad meanwhile (``threadpoolctl.threadpool_limits``) becomes the numbe
 Nothing happens at import: the BLAS is looked up (with ``threadpoolctl``) at the first product.
 Without threadpoolctl, or with a BLAS it does not know, products run as NumPy runs them.
 """
-import math
 import os
 
 import numpy as np
@@ -111,7 +110,7 @@ def product(a, b, out=None):
     now = threads.read()
     if now != threads.current:
         threads.allowed = threads.current = now
-    if max(math.prod(sa) * n, math.prod(sb) * m) < LARGE_PRODUCT:
+    if a.size * n < LARGE_PRODUCT and b.size * m < LARGE_PRODUCT:
         if now != 1:
             threads.set(1)
     elif now != threads.allowed:
