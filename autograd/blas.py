@@ -22,6 +22,7 @@ outside dagrad meanwhile (``threadpoolctl.threadpool_limits``) becomes the numbe
 Nothing happens at import: the BLAS is looked up (with ``threadpoolctl``) at the first product.
 Without threadpoolctl, or with a BLAS it does not know, products run as NumPy runs them.
 """
+import math
 import os
 
 import numpy as np
@@ -110,7 +111,10 @@ def product(a, b, out=None):
     now = threads.read()
     if now != threads.current:
         threads.allowed = threads.current = now
-    if a.size * n < LARGE_PRODUCT and b.size * m < LARGE_PRODUCT:
+    size = m * (sa[-1] if sa else 1) * n     # (0-d: NumPy's error below)
+    if len(sa) > 2 or len(sb) > 2:     # batched (math.prod only here: it costs 0.3 µs)
+        size *= max(math.prod(sa[:-2]), math.prod(sb[:-2]))
+    if size < LARGE_PRODUCT:
         if now != 1:
             threads.set(1)
     elif now != threads.allowed:
