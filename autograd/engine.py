@@ -398,20 +398,27 @@ def _seed(tensors, grad_tensors, create_graph, op):
                     f"tensor has shape {tuple(t._data.shape)}. Pass gradient=<tensor of shape "
                     f"{tuple(t._data.shape)}> "
                     f"or reduce it first, e.g. y.sum().backward().")
-            g = np.ones(t._data.shape, dtype=t._data.dtype)
-        elif create_graph and isinstance(g, Tensor):
-            pass              # keep it: the result may be differentiated w.r.t. it (jvp)
-        elif isinstance(g, (str, bytes)) or (
-                not isinstance(g, (Tensor, np.ndarray, list, tuple, int, float, np.number))):
-            raise TypeError(f"{op}: gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__} {g!r:.40}; pass dL/d(output) as a tensor of "
-                            f"shape {tuple(t.shape)} (ones for a plain sum)")
+            g = np.empty(t._data.shape, t._data.dtype)    # ones (np.ones: twice the cost)
+            g.fill(1)
         else:
-            g = as_array(g, t.dtype)
-        if g.shape != t.shape:
-            raise RuntimeError(f"{op}: gradient has shape {tuple(g.shape)} but the tensor has "
-                               f"shape {tuple(t.shape)}; they must match")
+            g = _given_seed(t, g, create_graph, op)
         roots.append(_vertex(t))
         seeds.append(make_tensor(g, None) if create_graph and not isinstance(g, Tensor)
                      else g)
     return roots, seeds
+
+
+def _given_seed(t, g, create_graph, op):
+    """A gradient passed for ``t``, checked: an array of t's dtype, or with ``create_graph``
+    a Tensor kept as it is (the result may be differentiated with respect to it: jvp)."""
+    if not (create_graph and isinstance(g, Tensor)):
+        if isinstance(g, (str, bytes)) or (
+                not isinstance(g, (Tensor, np.ndarray, list, tuple, int, float, np.number))):
+            raise TypeError(f"{op}: gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__} {g!r:.40}; pass dL/d(output) as a tensor of "
+                            f"shape {tuple(t.shape)} (ones for a plain sum)")
+        g = as_array(g, t.dtype)
+    if g.shape != t.shape:
+        raise RuntimeError(f"{op}: gradient has shape {tuple(g.shape)} but the tensor has "
+                           f"shape {tuple(t.shape)}; they must match")
+    return g
