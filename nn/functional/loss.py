@@ -133,8 +133,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
     x, target, unbatched = _batched(input, target, op)
-    c = x.shape[1]
-    w = _class_weight(weight, c, x.dtype, op)
+    c = x._data.shape[1]                # (a plain shape: this runs at every training step)
+    w = _class_weight(weight, c, x._data.dtype, op)
     if as_array(target).dtype.kind == "f":                       # class probabilities
         y = as_tensor(target)
         if y.shape == x.shape[:1] + x.shape[2:]:     # class indices stored as floats
