@@ -111,9 +111,10 @@ def product(a, b, out=None):
     now = threads.read()
     if now != threads.current:
         threads.allowed = threads.current = now
-    size = m * (sa[-1] if sa else 1) * n     # (0-d: NumPy's error below)
     if len(sa) > 2 or len(sb) > 2:     # batched (math.prod only here: it costs 0.3 µs)
-        size *= max(math.prod(sa[:-2]), math.prod(sb[:-2]))
+        size = max(math.prod(sa) * n, math.prod(sb) * m)
+    else:
+        size = m * (sa[-1] if sa else 1) * n     # (0-d: NumPy's error below)
     if size < LARGE_PRODUCT:
         if now != 1:
             threads.set(1)
