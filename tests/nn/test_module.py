@@ -1,6 +1,7 @@
 """Module: registration, traversal, modes, dtype casts, state dicts, repr, hooks, and the
 module paths recorded on graph nodes."""
 import copy
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -277,6 +278,29 @@ def test_call_records_module_paths_on_graph_nodes():
     # a registered submodule called on its own keeps its registered path
     sub = net.encoder(ag.randn(2, 3))
     assert {m for _, m in _modules_of(sub)} >= {"encoder.0.fc", "encoder.1.norm"}
+
+
+def test_the_running_module_is_per_thread():
+    # grad_mode.Frame holds the running module and its path: one per thread, so an operation
+    # another thread records while a model's submodule runs here is not named after it
+    seen = {}
+
+    def other():
+        seen["plain"] = (ag.randn(2, requires_grad=True) * 2).grad_fn.module
+        seen["own"] = _modules_of(nn.Sequential(nn.Tanh())(ag.randn(1, 2, requires_grad=True)))
+
+    class Spawner(nn.Module):
+        def forward(self, x):
+            worker = threading.Thread(target=other)
+            worker.start()
+            worker.join()
+            return x * 3
+
+    model = nn.Sequential(nn.Linear(2, 2), Spawner())
+    out = model(ag.randn(1, 2))
+    assert seen["plain"] is None and seen["own"] == [("Tanh", "0")]
+    assert {("Linear", "0"), ("Mul", "1")} <= set(_modules_of(out))
+    assert ag.grad_mode.STATE.frame.path is None
 
 
 def test_module_path_is_restored_after_an_exception():
