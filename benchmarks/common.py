@@ -5,6 +5,10 @@ process, so each framework is timed in a fresh worker process (``--worker NAME``
 are alternated A B A B ... for a few rounds so drift of the machine's speed hits all of them,
 and the medians are compared. Same thread count (2) and float32 for all.
 
+dagrad against its hand-written NumPy floor is measured differently (``paired_ratio``): the
+two share no threads but OpenBLAS's, so both steps are built in one process and timed in short
+alternated blocks, which cancels the machine's changes of speed that separate processes cannot.
+
 A workload module defines ``SETUPS = {"dagrad": fn, "torch": fn, ...}``, each ``fn()``
 returning a ``step()`` callable that runs one iteration, and calls ``main(__name__, SETUPS)``.
 """
@@ -39,6 +43,34 @@ def time_step(step, min_time=0.5, repeats=7, warmup=3):
             step()
         samples.append((time.perf_counter() - t0) / number)
     return statistics.median(samples)
+
+
+def paired_ratio(step, floor, seconds=6.0, block_seconds=0.03):
+    """dagrad's time per step over the hand-written NumPy step's, from blocks of each
+    alternated in one process: {"ratio": median of the block ratios, "q1", "q3": quartiles}.
+
+    The shared machines these run on change speed from one minute to the next (the same NumPy
+    MLP step in consecutive processes: 3.1 ms, then 5.0 ms), so medians over separate processes
+    compare steps timed at different speeds and their ratio moves by ±10%. Here each ratio
+    compares two blocks of ~``block_seconds`` (the same number of steps of each) timed
+    back to back, ``seconds`` in all."""
+    for _ in range(3):
+        step()
+        floor()
+    t0 = time.perf_counter()
+    floor()
+    per_block = max(1, int(block_seconds / max(time.perf_counter() - t0, 1e-6)))
+    ratios, clock, end = [], time.perf_counter, time.perf_counter() + seconds
+    while clock() < end or len(ratios) < 8:
+        t0 = clock()
+        for _ in range(per_block):
+            step()
+        t1 = clock()
+        for _ in range(per_block):
+            floor()
+        ratios.append((t1 - t0) / (clock() - t1))
+    q1, median, q3 = statistics.quantiles(ratios, n=4)
+    return {"ratio": median, "q1": q1, "q3": q3}
 
 
 def training_step(model, loss_fn, optimizer, x, y, forward=None):
@@ -121,9 +153,16 @@ MALLOC_DEFAULTS = "+malloc-defaults"
 # A worker name with this suffix runs the named framework from the folder ``compare`` is given
 # for it: an earlier commit's dagrad (``benchmarks.before``, ``--before REV``).
 BEFORE = "@before"
+# The worker that times dagrad against the hand-written NumPy step in one process.
+PAIRED = "dagrad/numpy"
 
 
 def _worker(setups, name, timing):
+    if name == PAIRED:
+        from dagrad.autograd import keep_freed_memory
+        keep_freed_memory()
+        print(json.dumps(paired_ratio(setups["dagrad"](), setups["numpy"]())))
+        return
     if name == "torch":
         import torch
         torch.set_num_threads(int(THREADS))
@@ -207,6 +246,13 @@ def compare(module, names, rounds=3, where=None):
                       "peak_mib": statistics.median(r["peak_mib"] for r in rs),
                       "work_mib": statistics.median(work) if work else None}
     return summary
+
+
+def paired(module, processes=3):
+    """``paired_ratio`` in ``processes`` fresh processes (where the memory lands differs from
+    one process to the next): {"ratio", "q1", "q3"}, each the median over the processes."""
+    runs = [run_worker(module, PAIRED) for _ in range(processes)]
+    return {k: statistics.median(r[k] for r in runs) for k in ("ratio", "q1", "q3")}
 
 
 def available(setups):

@@ -2,13 +2,9 @@
 batch of 128 with cross-entropy, float32, in dagrad (nn + optim), PyTorch, and NumPy written by
 hand (the same maths with the gradients derived on paper). The compute is three matrix
 products forward and five backward, so the gap to hand-written NumPy is dagrad's overhead."""
-import json
-import statistics
-import sys
-
 import numpy as np
 
-from benchmarks.common import main, run_worker, time_step, training_step
+from benchmarks.common import main, paired, training_step
 
 SIZES = (784, 512, 512, 10)
 BATCH = 128
@@ -93,30 +89,11 @@ MODULE = "benchmarks.mlp_step"
 TITLE = "MLP step 784-512-512-10, batch 128, cross-entropy, SGD (float32, 2 threads)"
 
 
-def interleaved_worker(rounds=7):
-    """dagrad and hand-written NumPy in one process (they do not fight over threads),
-    alternated ``rounds`` times: the median of the per-round ratios cancels slow drift of the
-    machine's speed better than separate processes do."""
-    dagrad, numpy_step = setup_dagrad(), setup_numpy()
-    times = {"dagrad": [], "numpy": []}
-    for _ in range(rounds):
-        times["dagrad"].append(time_step(dagrad, min_time=0.3))
-        times["numpy"].append(time_step(numpy_step, min_time=0.3))
-    ratios = [a / b for a, b in zip(times["dagrad"], times["numpy"])]
-    print(json.dumps({"dagrad_ms": 1e3 * statistics.median(times["dagrad"]),
-                      "numpy_ms": 1e3 * statistics.median(times["numpy"]),
-                      "ratio": statistics.median(ratios)}))
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--worker", "interleaved"]:
-        interleaved_worker()
-    else:
-        summary = main(MODULE, SETUPS, TITLE, rounds=5)
-        if summary and "numpy" in summary:
-            ratio = summary["dagrad"]["ms"] / summary["numpy"]["ms"]
-            print(f"  dagrad / hand-written NumPy, separate processes: {ratio:.2f}x")
-            same = run_worker(MODULE, "interleaved")
-            print(f"  dagrad / hand-written NumPy, one process, interleaved: "
-                  f"{same['ratio']:.2f}x ({same['dagrad_ms']:.3f} ms vs "
-                  f"{same['numpy_ms']:.3f} ms)")
+    summary = main(MODULE, SETUPS, TITLE, rounds=5)
+    if summary and "numpy" in summary:
+        ratio = summary["dagrad"]["ms"] / summary["numpy"]["ms"]
+        print(f"  dagrad / hand-written NumPy, separate processes: {ratio:.2f}x")
+        same = paired(MODULE)
+        print(f"  dagrad / hand-written NumPy, paired in one process: {same['ratio']:.3f}x "
+              f"[quartiles {same['q1']:.3f}-{same['q3']:.3f}]")

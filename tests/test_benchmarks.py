@@ -127,3 +127,24 @@ def test_an_earlier_commit_runs_its_own_dagrad_on_these_workloads():
         shutil.rmtree(tree)
     with pytest.raises(SystemExit, match="no-such-revision"):
         before.checkout("no-such-revision")
+
+
+def test_the_paired_ratio_compares_blocks_of_the_same_number_of_steps(monkeypatch):
+    """``paired_ratio`` on a clock that only the steps move: a step costing 3 units against a
+    floor of 2 is 1.5x in every block, however many steps a block holds and however the
+    machine's speed (the unit) changes between blocks."""
+    from benchmarks import common
+    now = [0.0]
+    unit = [1e-3]
+
+    def step():
+        now[0] += 3 * unit[0]
+
+    def floor():
+        now[0] += 2 * unit[0]
+        unit[0] *= 1.001              # the machine slows down, step after step
+
+    monkeypatch.setattr(common.time, "perf_counter", lambda: now[0])
+    result = common.paired_ratio(step, floor, seconds=0.5, block_seconds=0.01)
+    assert result["ratio"] == pytest.approx(1.5, rel=5e-3)
+    assert result["q1"] <= result["ratio"] <= result["q3"]
