@@ -10,13 +10,15 @@ notebook 07 (CNNs) ran 202 s with NumPy's default threads and 14 s on one, noteb
 products.
 
 So every matrix product of the operations goes through :func:`product`, which decides by its
-size first (the one place the decision is taken). A product
-below ``LARGE_PRODUCT`` multiply-adds (4.2 M, e.g. (64, 256) @ (256, 256)) always runs on one
-thread (measured idle, float32, 2 cores: from 4.2 M every product shape tried gains 14-31% on
-two threads, e.g. a GRU step's (32, 256) @ (256, 768) 104 -> 72 µs; at 2.1 M some lose, (16,
-256) @ (256, 512) 36 -> 37 µs; at 1 M and below none gains); a larger one on the number *allowed*, which is 1 unless the program asks for more with
-:func:`set_num_threads` (PyTorch's name) or sets ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS``
-/ ``MKL_NUM_THREADS`` in the environment (then the BLAS's own count). Each product reads the
+size first (the one place the decision is taken). A product below ``LARGE_PRODUCT``
+multiply-adds (2.1 M, e.g. (16, 256) @ (256, 512)) always runs on one thread; a larger one on
+the number *allowed*, which is 1 unless the program asks for more with :func:`set_num_threads`
+(PyTorch's name) or sets ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` in
+the environment (then the BLAS's own count). Measured idle, float32, 2 cores: on an AMD EPYC
+every product shape tried from 2.1 M gains 1.34-1.74x on two threads (LeNet's (64, 400) @
+(400, 120), 3.1 M: 67 -> 42 µs; (16, 256) @ (256, 512) 66 -> 49 µs), and at 0.66 M and below
+OpenBLAS keeps one thread of its own accord; on an Intel Xeon from 4.2 M every shape gained
+14-31% and at 2.1 M one lost 3% ((16, 256) @ (256, 512) 36 -> 37 µs). Each product reads the
 BLAS's count (one C call, 0.5 µs) and changes it only when the decision differs, so a count set
 outside dagrad meanwhile (``threadpoolctl.threadpool_limits``) becomes the number allowed.
 Nothing happens at import: the BLAS is looked up (with ``threadpoolctl``) at the first product.
@@ -27,7 +29,7 @@ import os
 
 import numpy as np
 
-LARGE_PRODUCT = 1 << 22     # multiply-adds
+LARGE_PRODUCT = 1 << 21     # multiply-adds
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
