@@ -58,7 +58,7 @@ from .grad_mode import STATE
 from .lazy_grads import LazyGrad
 from .recording import note_values
 from .sums import sum_leading
-from .tensor import Tensor, make_tensor
+from .tensor import Tensor, make_tensor, new_object
 from .versions import WRITES
 from .xp import NUMPY, TENSOR
 
@@ -236,7 +236,15 @@ class Function:
         """
         saved = ctx.saved
         saves = saved or ctx.saved_names
-        if len(inputs) == 2:    # written out: through the loop, W1 costs 5% more instructions
+        count = len(inputs)
+        if count == 1:          # one and two inputs written out: through the loop, W1 (100
+            x, = inputs         # of them) costs 3% and 5% more instructions
+            if not (isinstance(x, Tensor) and x.requires_grad):
+                return make_tensor(out, None)
+            parent = x.grad_fn or x
+            ctx.parents, ctx.input_shapes = (parent,), (x._data.shape,)
+            ctx.inputs = (x if parent is x else x._data,) if saves else ()
+        elif count == 2:
             a, b = inputs
             pa = (a.grad_fn or a) if isinstance(a, Tensor) and a.requires_grad else None
             pb = (b.grad_fn or b) if isinstance(b, Tensor) and b.requires_grad else None
@@ -267,7 +275,12 @@ class Function:
             ctx.saves_output = True
         ctx.tick = WRITES.tick
         ctx.watched = False
-        return make_tensor(out, ctx)
+        result = new_object(Tensor)     # make_tensor(out, ctx) written out: every recorded
+        result._data = out              # operation makes one, and the call is 1% of W1
+        result.grad_fn = ctx
+        result.requires_grad = True
+        result._version = 0
+        return result
 
     def note(ctx, state, result, inputs, attrs):
         """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks
