@@ -240,6 +240,9 @@ class Optimizer:
                 loss = closure()
         if self._lent:
             self._own_state()
+        # An optimizer without per-parameter state (plain SGD) never calls _init_state: its
+        # state stays empty, which would mean "first step" at every step.
+        init = type(self)._init_state is not Optimizer._init_state
         for group in self.param_groups:
             options = {k: v if type(v) in _PYTHON_VALUES else _python_scalar(v)
                        for k, v in group.items() if k != "params"}
@@ -254,7 +257,7 @@ class Optimizer:
                 if not isinstance(x, np.ndarray):   # a NumPy scalar is immutable
                     x = p._data = np.array(x)
                 state = self.state[p]
-                if not state:
+                if not state and init:
                     state.update(self._init_state(x, options))
                 g = grad._data
                 if not (as_is and type(g) is np.ndarray and g.shape == x.shape
