@@ -256,22 +256,8 @@ class Function:
             parent = x.grad_fn or x
             ctx.parents, ctx.input_shapes = (parent,), (x._data.shape,)
             ctx.inputs = (x if parent is x else x._data,) if saves else ()
-        else:
-            parents, shapes, kept = [], [], []      # lists, made tuples once: linear in the
-            for x in inputs:                        # number of inputs (a stack of 100,000)
-                if isinstance(x, Tensor) and x.requires_grad:
-                    parent = x.grad_fn or x
-                    parents.append(parent)
-                    shapes.append(x._data.shape)
-                    kept.append(x if parent is x else x._data)
-                else:
-                    parents.append(None)
-                    shapes.append(None)
-                    kept.append(x)
-            if shapes.count(None) == len(shapes):
-                return make_tensor(out, None)
-            ctx.parents, ctx.input_shapes = tuple(parents), tuple(shapes)
-            ctx.inputs = tuple(kept) if saves else ()
+        elif not ctx.link_inputs(inputs, saves):
+            return make_tensor(out, None)
         if saved and saved[-1] is out:   # ctx.save(x, y): as output=y (save_for_backward(y))
             ctx.saves_output = True
         ctx.tick = WRITES.tick
@@ -282,6 +268,27 @@ class Function:
         result.requires_grad = True
         result._version = 0
         return result
+
+    def link_inputs(ctx, inputs, saves):
+        """``link``'s record of any number of inputs: each input's parent, shape and kept
+        value, gathered in lists and made tuples once (linear in the number of inputs: a stack
+        of 100,000). False, recording nothing, when no input requires a gradient."""
+        parents, shapes, kept = [], [], []
+        for x in inputs:
+            if isinstance(x, Tensor) and x.requires_grad:
+                parent = x.grad_fn or x
+                parents.append(parent)
+                shapes.append(x._data.shape)
+                kept.append(x if parent is x else x._data)
+            else:
+                parents.append(None)
+                shapes.append(None)
+                kept.append(x)
+        if shapes.count(None) == len(shapes):
+            return False
+        ctx.parents, ctx.input_shapes = tuple(parents), tuple(shapes)
+        ctx.inputs = tuple(kept) if saves else ()
+        return True
 
     def note(ctx, state, result, inputs, attrs):
         """What the switches of ``grad_mode`` ask besides recording: detect_anomaly checks

@@ -273,13 +273,25 @@ def lab(tmp_path_factory):
         yield server
 
 
+# JupyterLab's own rejections, not a script of ours: with ipykernel 7 a kernel connection asks
+# for a subshell while it starts, and a connection replaced meanwhile (the notebook's kernel
+# settling) cancels that request unhandled. Seen once in a CI run of the picture test, not
+# reproduced in six local runs; nothing of the page's pictures is involved.
+JUPYTERLAB_OWN_ERRORS = ("Canceled future for create_subshell_request",)
+
+
+def _ours(error):
+    return not any(known in error for known in JUPYTERLAB_OWN_ERRORS)
+
+
 @contextlib.contextmanager
 def lab_page(url, failure_shot):
     """A browser page on ``url`` whose script errors are collected (the list it yields with
-    the page); a screenshot is kept if the test fails."""
+    the page; JupyterLab's own known rejections left out); a screenshot is kept if the test
+    fails."""
     with browser_page() as page:
         errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("pageerror", lambda e: errors.append(str(e)) if _ours(str(e)) else None)
         page.set_default_timeout(STEP_TIMEOUT)
         try:
             page.goto(url)
