@@ -273,10 +273,10 @@ def lab(tmp_path_factory):
         yield server
 
 
-# JupyterLab's own rejections, not a script of ours: with ipykernel 7 a kernel connection asks
-# for a subshell while it starts, and a connection replaced meanwhile (the notebook's kernel
-# settling) cancels that request unhandled. Seen once in a CI run of the picture test, not
-# reproduced in six local runs; nothing of the page's pictures is involved.
+# JupyterLab's own rejections, not a script of ours: JupyterLab's kernel connection asks
+# ipykernel 7 for a subshell, and when JupyterLab cancels that request itself the rejection
+# goes unhandled. Seen once in a CI run of the picture test and not in six local runs; the
+# message names no code of the page's pictures.
 JUPYTERLAB_OWN_ERRORS = ("Canceled future for create_subshell_request",)
 
 
