@@ -158,17 +158,15 @@ PAIRED = "dagrad/numpy"
 
 
 def _worker(setups, name, timing):
-    if name == PAIRED:
-        from dagrad.autograd import keep_freed_memory
-        keep_freed_memory()
-        print(json.dumps(paired_ratio(setups["dagrad"](), setups["numpy"]())))
-        return
     if name == "torch":
         import torch
         torch.set_num_threads(int(THREADS))
     else:
         from dagrad.autograd import keep_freed_memory
         keep_freed_memory()   # what a training loop (nn.training.fit) opts into
+    if name == PAIRED:
+        print(json.dumps(paired_ratio(setups["dagrad"](), setups["numpy"]())))
+        return
     step = setups[name.removesuffix(MALLOC_DEFAULTS).removesuffix(BEFORE)]()
     # Working memory of training: the peak resident memory while stepping, above what the
     # process held once the model and data were built (so interpreter and library imports,
