@@ -1,4 +1,6 @@
 """Stochastic gradient descent with optional (Nesterov) momentum."""
+from dagrad.autograd.blas import axpy
+
 from .optimizer import NONNEGATIVE, UNIT, Optimizer
 
 
@@ -65,6 +67,6 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] = g.copy()
             else:
                 buf *= momentum
-                buf += (1 - options["dampening"]) * g
+                axpy(1 - options["dampening"], g, buf)
             g = g + momentum * buf if options["nesterov"] else buf
-        x += -options["lr"] * g
+        axpy(-options["lr"], g, x)          # x += -ε g in one pass (blas.axpy)
