@@ -101,24 +101,26 @@ def _direct_getter(controllers):
 
 
 def _axpy_routines(controllers):
-    """{float32: saxpy, float64: daxpy} of the one OpenBLAS (its CBLAS entry points, with the
-    symbol names and integer width of its build: NumPy's wheels name them
-    ``scipy_cblas_saxpy64_`` and take 64-bit sizes), or {} for another BLAS or any doubt."""
-    if len(controllers) != 1 or getattr(controllers[0], "internal_api", None) != "openblas":
-        return {}
-    c = controllers[0]
-    size = ctypes.c_int64 if "64" in getattr(c, "_symbol_suffix", "") else ctypes.c_int
-    routines = {}
-    try:
-        for dtype, name, scalar in ((np.float32, "cblas_saxpy", ctypes.c_float),
-                                    (np.float64, "cblas_daxpy", ctypes.c_double)):
-            fn = c._get_symbol(name)
-            fn.argtypes = [size, scalar, ctypes.c_void_p, size, ctypes.c_void_p, size]
-            fn.restype = None
-            routines[np.dtype(dtype)] = fn
-    except Exception:
-        return {}
-    return routines
+    """{float32: saxpy, float64: daxpy} of the first OpenBLAS loaded (NumPy's, or another one
+    beside it, as SciPy or PyTorch load: any computes the same on raw memory), its CBLAS entry
+    points with the symbol names and integer width of its build (NumPy's wheels name them
+    ``scipy_cblas_saxpy64_`` and take 64-bit sizes); {} without one, or at any doubt."""
+    for c in controllers:
+        if getattr(c, "internal_api", None) != "openblas":
+            continue
+        size = ctypes.c_int64 if "64" in getattr(c, "_symbol_suffix", "") else ctypes.c_int
+        routines = {}
+        try:
+            for dtype, name, scalar in ((np.float32, "cblas_saxpy", ctypes.c_float),
+                                        (np.float64, "cblas_daxpy", ctypes.c_double)):
+                fn = c._get_symbol(name)
+                fn.argtypes = [size, scalar, ctypes.c_void_p, size, ctypes.c_void_p, size]
+                fn.restype = None
+                routines[np.dtype(dtype)] = fn
+        except Exception:
+            continue
+        return routines
+    return {}
 
 
 THREADS = _Threads()
