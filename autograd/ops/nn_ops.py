@@ -91,7 +91,8 @@ class CrossEntropy(Function):
         ℓ_n = -Σ_c q_nc log p_nc,      dℓ_n/dx_n = p_n Σ_c q_nc - q_n
 
     ``reduction``: "none" gives ℓ (N,), "sum" Σ ℓ_n, "mean" Σ ℓ_n / Σ_n v_n w_{t_n} (PyTorch's
-    weighted mean). log p = x - max - log Σ exp(x - max) never overflows.
+    weighted mean). log p = x - max - log Σ exp(x - max) never overflows. ``ignore_index``
+    None: the caller has checked that no target is ignored (v = 1 without a mask).
     """
 
     dtype_rule = floating
@@ -99,19 +100,22 @@ class CrossEntropy(Function):
     def forward(ctx, x, target, weight=None, ignore_index=-100, label_smoothing=0.0,
                 reduction="mean"):
         n, c = x.shape
-        shifted = x - x.max(axis=1, keepdims=True)
+        shifted = x - np.maximum.reduce(x, axis=1, keepdims=True)
         e = np.exp(shifted)
         total = sum_last(e)
         log_total = np.log(total[:, 0])           # log p_nc = shifted_nc - log_total_n
-        valid = target != ignore_index
-        every = valid.all()
+        valid = None if ignore_index is None else target != ignore_index
+        every = valid is None or valid.all()
         t = target if every else np.where(valid, target, 0)
         # w_{t_n} v_n; None when every one is 1 (no class weights, no target ignored)
-        wt = (None if every else valid.astype(x.dtype)) if weight is None else weight[t] * valid
+        wt = ((None if every else valid.astype(x.dtype)) if weight is None
+              else weight[t] if valid is None else weight[t] * valid)
         loss = log_total - shifted[np.arange(n), t]
         if wt is not None:
             loss *= wt
         if label_smoothing:
+            if valid is None:
+                valid = np.ones(n, bool)
             # -Σ_c w_c log p_nc = log_total_n Σ_c w_c - Σ_c w_c shifted_nc
             if weight is None:
                 smooth = log_total * c - shifted.sum(axis=1)
@@ -123,7 +127,7 @@ class CrossEntropy(Function):
                  class_weight=weight)
         if reduction == "none":
             return loss.astype(x.dtype, copy=False)
-        out = loss.sum()
+        out = np.add.reduce(loss, axis=None)
         if reduction == "mean":        # every target ignored: 0 / 0, NaN as in PyTorch
             ctx.denominator = n if wt is None else wt.sum()
             out = out / ctx.denominator if ctx.denominator else np.nan

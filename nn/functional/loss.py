@@ -83,7 +83,8 @@ def _class_weight(weight, c, dtype, op):
 
 def _class_targets(x, target, ignore_index, op):
     """Move the class dimension (1) last: logits (M, C) and int targets (M,), M = N·d₁·…;
-    checks that every target is a class index or ignore_index."""
+    checks that every target is a class index or ignore_index. Also returns whether none
+    can be ignore_index (every target a class, and ignore_index none: the usual -100)."""
     t = as_array(target)
     if t.dtype.kind not in "iu":                        # NumPy's integer kinds
         raise TypeError(f"{op}: class-index targets must be integers, got {t.dtype}; use "
@@ -96,7 +97,9 @@ def _class_targets(x, target, ignore_index, op):
     c = shape[1]
     # one pass when every target is a class: read as unsigned, a negative one is huge; a mask
     # only when some target is outside (or is ignore_index)
-    if t.size and (t if t.dtype.kind == "u" else t.view(f"u{t.dtype.itemsize}")).max() >= c:
+    every_class = not t.size or np.maximum.reduce(
+        t if t.dtype.kind == "u" else t.view(f"u{t.dtype.itemsize}"), axis=None) < c
+    if not every_class:
         bad = (t != ignore_index) & ((t < 0) | (t >= c))
         if bad.any():
             raise IndexError(f"{op}: target {int(t[bad][0])} is out of bounds for {c} classes "
@@ -104,7 +107,7 @@ def _class_targets(x, target, ignore_index, op):
                              f"{ignore_index})")
     if len(shape) > 2:
         x = x.permute(0, *range(2, len(shape)), 1).reshape(-1, c)
-    return x, t.reshape(-1), expected
+    return x, t.reshape(-1), expected, every_class and not 0 <= ignore_index < c
 
 
 def _batched(input, target, op):
@@ -152,10 +155,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
             terms = terms * w.reshape((c,) + (1,) * (x.ndim - 2))
         loss = reduce(-terms.sum(1), reduction)
     else:
-        flat, t, shape = _class_targets(x, target, ignore_index, op)
+        flat, t, shape, none_ignored = _class_targets(x, target, ignore_index, op)
         if isinstance(target, ag.Tensor) and target.ndim == 1:
             t = target                  # the same indices, and its name shows in viz pictures
-        loss = _fused_cross_entropy(flat, t, w, ignore_index, label_smoothing, reduction)
+        loss = _fused_cross_entropy(flat, t, w, None if none_ignored else ignore_index,
+                                    label_smoothing, reduction)
         if reduction == "none":
             loss = loss.reshape(shape)
     return loss.reshape(loss.shape[1:]) if unbatched and reduction == "none" else loss
@@ -168,7 +172,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     check_reduction(reduction, op)
     x, target, unbatched = _batched(input, target, op)
     require_floating(op, x)
-    flat, t, shape = _class_targets(x, target, ignore_index, op)
+    flat, t, shape, _ = _class_targets(x, target, ignore_index, op)
     w = _class_weight(weight, x.shape[1], x.dtype, op)
     valid = t != ignore_index
     t = np.where(valid, t, 0)

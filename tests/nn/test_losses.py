@@ -43,6 +43,12 @@ def cases(reduction):
         ("CrossEntropyLoss-weight-ignore", nn.CrossEntropyLoss(CLASS_WEIGHT, reduction=r),
          lambda t: t.nn.CrossEntropyLoss(t.tensor(CLASS_WEIGHT), reduction=r), [X],
          [CLASSES_IGNORED]),
+        # every target a class, none ignored: the loss skips the mask of kept targets
+        ("CrossEntropyLoss-weight", nn.CrossEntropyLoss(CLASS_WEIGHT, reduction=r),
+         lambda t: t.nn.CrossEntropyLoss(t.tensor(CLASS_WEIGHT), reduction=r), [X], [CLASSES]),
+        ("CrossEntropyLoss-smoothing-none-ignored",
+         nn.CrossEntropyLoss(reduction=r, label_smoothing=0.2),
+         lambda t: t.nn.CrossEntropyLoss(reduction=r, label_smoothing=0.2), [X], [CLASSES]),
         ("CrossEntropyLoss-smoothing", nn.CrossEntropyLoss(reduction=r, label_smoothing=0.2),
          lambda t: t.nn.CrossEntropyLoss(reduction=r, label_smoothing=0.2), [X],
          [CLASSES_IGNORED]),
