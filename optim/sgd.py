@@ -22,6 +22,10 @@ class SGD(Optimizer):
         g <- g + μ b   if nesterov   else   g <- b
         θ <- θ - ε g
 
+    The last line is one BLAS ``axpy`` for a parameter of 32 K values or more
+    (``autograd.blas.axpy``): one pass over memory instead of NumPy's two, rounded once as
+    PyTorch's ``add_(g, alpha=-ε)`` is.
+
     How the two relate: PyTorch's buffer ``b`` accumulates gradients, not steps.  With τ = 0
     and a constant ε, ``v = -ε b`` turns ``b <- μ b + g, θ <- θ - ε b`` into exactly
     ``v <- γ v - ε g, θ <- θ + v`` (γ = μ).  They differ only when ε changes during training:
