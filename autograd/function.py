@@ -85,10 +85,11 @@ class Function:
         inputs: the node's inputs, kept only when it saved something (the differentiable
             path rebuilds its saves from them), else ``()``: a leaf, a constant or a tensor
             that needs no gradient as itself; an input some operation produced as its array
-            (its history is its parent) when the node saved that very array, else
-            ``NOT_KEPT``: ReLU saves its output, so the convolution's output before it is
-            freed as soon as ReLU has run (LeNet's step over its floor 1.21x -> 1.14x).
-            Freed after backward.
+            (its history is its parent), unless the node's positional saves are only its own
+            output, or none (named constants only): then ``NOT_KEPT``, as the differentiable
+            path rebuilds nothing else. ReLU saves its output, so the convolution's output
+            before it is freed as soon as ReLU has run (LeNet's step over its floor 1.21x ->
+            1.14x). Freed after backward.
         tick: the clock of in-place writes when the node was recorded (``versions.py``).
         module: the path of the nn.Module that ran this operation (e.g. ``encoder.0``), or
             None; anomaly messages name it and viz groups nodes by it.
@@ -247,28 +248,19 @@ class Function:
             ctx.parents = (pa, pb)
             ctx.input_shapes = (None if pa is None else a._data.shape,
                                 None if pb is None else b._data.shape)
-            ctx.inputs = ()
-            if saves:       # _kept, written out for up to two saves (W1)
-                ka = a if pa is None or pa is a else a._data
-                if ka is not a and not (saved and (ka is saved[0] or ka is saved[-1])):
-                    ka = _kept(ka, saved) if saved[2:] else NOT_KEPT
-                kb = b if pb is None or pb is b else b._data
-                if kb is not b and not (saved and (kb is saved[0] or kb is saved[-1])):
-                    kb = _kept(kb, saved) if saved[2:] else NOT_KEPT
-                ctx.inputs = (ka, kb)
+            keep = saved and saved[0] is not out    # else an operation's output is NOT_KEPT
+            ctx.inputs = (a if pa is None or pa is a else a._data if keep else NOT_KEPT,
+                          b if pb is None or pb is b else b._data if keep else NOT_KEPT
+                          ) if saves else ()
         elif count == 1:
             x, = inputs
             if not (isinstance(x, Tensor) and x.requires_grad):
                 return make_tensor(out, None)
             parent = x.grad_fn or x
             ctx.parents, ctx.input_shapes = (parent,), (x._data.shape,)
-            ctx.inputs = ()
-            if saves:
-                kx = x if parent is x else x._data
-                if kx is not x and not (saved and (kx is saved[0] or kx is saved[-1])):
-                    kx = _kept(kx, saved) if saved[2:] else NOT_KEPT
-                ctx.inputs = (kx,)
-        elif not ctx.link_inputs(inputs, saves, saved):
+            ctx.inputs = (x if parent is x else x._data if saved and saved[0] is not out
+                          else NOT_KEPT,) if saves else ()
+        elif not ctx.link_inputs(inputs, saves, saved, out):
             return make_tensor(out, None)
         if saved and saved[-1] is out:   # ctx.save(x, y): as output=y (save_for_backward(y))
             ctx.saves_output = True
@@ -281,19 +273,18 @@ class Function:
         result._version = 0
         return result
 
-    def link_inputs(ctx, inputs, saves, saved):
+    def link_inputs(ctx, inputs, saves, saved, out):
         """``link``'s record of any number of inputs: each input's parent, shape and kept
         value, gathered in lists and made tuples once (linear in the number of inputs: a stack
         of 100,000). False, recording nothing, when no input requires a gradient."""
         parents, shapes, kept = [], [], []
-        saved_ids = {id(s) for s in saved}      # (one set: _kept per input would be quadratic)
+        keep = saved and saved[0] is not out
         for x in inputs:
             if isinstance(x, Tensor) and x.requires_grad:
                 parent = x.grad_fn or x
                 parents.append(parent)
                 shapes.append(x._data.shape)
-                kept.append(x if parent is x else
-                            x._data if id(x._data) in saved_ids else NOT_KEPT)
+                kept.append(x if parent is x else x._data if keep else NOT_KEPT)
             else:
                 parents.append(None)
                 shapes.append(None)
@@ -322,7 +313,7 @@ class Function:
 
 class _NotKept:
     """The type of ``NOT_KEPT``, what ``inputs`` holds for an input an operation produced
-    whose array the node did not save (kept, it would only hold memory)."""
+    when the node saved nothing but its own output (kept, it would only hold memory)."""
     __slots__ = ()
 
     def __repr__(self):
@@ -330,14 +321,6 @@ class _NotKept:
 
 
 NOT_KEPT = _NotKept()
-
-
-def _kept(array, saved):
-    """``array`` if it is one of the node's positional saves (by identity), else NOT_KEPT."""
-    for s in saved:
-        if s is array:
-            return array
-    return NOT_KEPT
 
 
 class _Released(tuple):
