@@ -51,7 +51,7 @@ class _Threads:
         self.allowed = None
         self.current = None
         self.read = self.read_all
-        self.axpy = {}              # dtype -> the BLAS's ?axpy (one OpenBLAS only)
+        self.axpy = {}              # dtype -> an OpenBLAS's ?axpy (_axpy_routines)
 
     def find(self):
         try:

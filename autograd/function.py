@@ -313,7 +313,7 @@ class Function:
 
 class _NotKept:
     """The type of ``NOT_KEPT``, what ``inputs`` holds for an input an operation produced
-    when the node saved nothing but its own output (kept, it would only hold memory)."""
+    when the node saved only its own output or named constants (it would only hold memory)."""
     __slots__ = ()
 
     def __repr__(self):
