@@ -79,6 +79,19 @@ class _Threads:
             c.set_num_threads(n)
         self.current = n
 
+    def use(self, large):
+        """Before a BLAS call: the allowed threads if it is ``large``, else one. A count set
+        outside dagrad since the last call (``threadpool_limits``) becomes the number allowed;
+        the count is changed only when the decision differs."""
+        if self.current is None:
+            self.find()
+        now = self.read()
+        if now != self.current:
+            self.allowed = self.current = now
+        want = self.allowed if large else 1
+        if now != want:
+            self.set(want)
+
 
 def _direct_getter(controllers):
     """The C function that threadpoolctl's ``get_num_threads`` calls, when there is one
@@ -137,21 +150,11 @@ def product(a, b, out=None):
     sa, sb = a.shape, b.shape
     m = sa[-2] if len(sa) > 1 else 1
     n = sb[-1] if len(sb) > 1 else 1
-    threads = THREADS
-    if threads.current is None:
-        threads.find()
-    now = threads.read()
-    if now != threads.current:
-        threads.allowed = threads.current = now
     if len(sa) > 2 or len(sb) > 2:     # batched (math.prod only here: it costs 0.3 µs)
         size = max(math.prod(sa) * n, math.prod(sb) * m)
     else:
         size = m * (sa[-1] if sa else 1) * n     # (0-d: NumPy's error below)
-    if size < LARGE_PRODUCT:
-        if now != 1:
-            threads.set(1)
-    elif now != threads.allowed:
-        threads.set(threads.allowed)
+    THREADS.use(size >= LARGE_PRODUCT)
     return a @ b if out is None else np.matmul(a, b, out=out)
 
 
@@ -179,11 +182,7 @@ def axpy(alpha, x, y):
     if px != py and px < py + y.nbytes and py < px + x.nbytes:     # overlapping: NumPy
         y += alpha * x                                              # copes (it buffers)
         return y
-    now = threads.read()
-    if now != threads.current:
-        threads.allowed = threads.current = now
-    if now != threads.allowed:
-        threads.set(threads.allowed)
+    threads.use(True)
     routine(y.size, float(alpha), px, 1, py, 1)
     return y
 

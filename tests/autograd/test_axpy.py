@@ -19,7 +19,9 @@ def fused(a, x, y):
 
 
 def uses_blas(dtype):
-    blas.THREADS.find() if blas.THREADS.current is None else None
+    """Does axpy reach a BLAS routine for ``dtype`` in this process?"""
+    if blas.THREADS.current is None:
+        blas.THREADS.find()
     return np.dtype(dtype) in blas.THREADS.axpy
 
 
@@ -38,7 +40,7 @@ def test_axpy_adds_a_multiple_in_place(dtype):
 
 
 @pytest.mark.parametrize("case", ["small", "strided", "fortran", "other dtype", "read-only",
-                                  "python scalar alpha as numpy float32", "2-D"])
+                                  "numpy float32 alpha", "2-D"])
 def test_axpy_falls_back_to_numpy_with_the_same_result(case):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, LARGE)).astype(np.float32)
@@ -57,7 +59,7 @@ def test_axpy_falls_back_to_numpy_with_the_same_result(case):
         with pytest.raises(ValueError, match="read-only"):
             blas.axpy(alpha, x, y)
         return
-    elif case == "python scalar alpha as numpy float32":
+    elif case == "numpy float32 alpha":
         alpha = np.float32(-0.5)
     expected = y + alpha * x
     blas.axpy(alpha, x, y)
